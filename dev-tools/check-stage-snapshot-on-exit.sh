@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Entry point for the stage-snapshot validator: exit 0 valid, 1 missing,
+# 2 malformed, 3 usage. See scripts/lib/snapshot-validator.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/snapshot-validator.sh
+. "$here/../scripts/lib/snapshot-validator.sh"
+status=0
+check_stage_snapshot "$@" || status=$?
+exit "$status"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Entry point for the stage-snapshot writer; runs under bash whatever the
+# parent shell (zsh callers included). Flags: see scripts/lib/snapshot-writer.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/snapshot-writer.sh
+. "$here/../scripts/lib/snapshot-writer.sh"
+status=0
+write_stage_snapshot "$@" || status=$?
+exit "$status"

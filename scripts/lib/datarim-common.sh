@@ -1,0 +1,269 @@
+# shellcheck shell=bash
+# What every datarim writer and checker shares: field rules, messages, root
+# resolution, the mkdir lock protocol and the atomic publish step.
+#
+# Sourcing this file defines dr_* functions and nothing else: no variable,
+# shell option or trap of the caller changes. Functions return codes; none
+# of them exits the caller's shell.
+
+# dr_lib_dir_into <var>: sets <var> to this library's absolute directory.
+_dr_define_lib_dir() {
+  local src=${BASH_SOURCE[0]} dir quoted
+  case $src in */*) dir=${src%/*} ;; *) dir=. ;; esac
+  case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
+  printf -v quoted '%q' "$dir"
+  eval "dr_lib_dir_into() { printf -v \"\$1\" '%s' $quoted; }"
+}
+_dr_define_lib_dir
+unset -f _dr_define_lib_dir
+
+# dr_err <program> <message>: one line on stderr, control characters shown as '?'.
+dr_err() {
+  local LC_ALL=C msg=$2
+  msg=${msg//[$'\001'-$'\037'$'\177']/?}
+  printf '%s: %s\n' "$1" "$msg" >&2
+}
+
+# dr_usage <name>: prints the usage text shared with the Python port.
+dr_usage() {
+  local dir
+  dr_lib_dir_into dir
+  cat -- "$dir/text/usage-$1.txt"
+}
+
+# dr_parse_flags <program> <spec> <required> "$@": parses `--flag value` and
+# boolean `--flag` arguments left to right. <spec> lists the flags, a value
+# flag with a trailing "=" ("--root= --hint"); <required> lists value flags
+# that must be present. Sets opt_<flag> (dashes as underscores), which the
+# caller declares local. Returns 0, 2 after reporting a usage error, or 4 for
+# -h/--help.
+dr_parse_flags() {
+  local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing= IFS=$' \t\n'
+  shift 3
+  while [ $# -gt 0 ]; do
+    flag=$1
+    case $flag in -h | --help) return 4 ;; esac
+    name=${flag#--}
+    name=opt_${name//-/_}
+    case $spec in
+      *" $flag= "*)
+        if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
+          dr_err "$prog" "flag needs a value: $flag"
+          return 2
+        fi
+        printf -v "$name" '%s' "$2"
+        shift 2
+        ;;
+      *" $flag "*)
+        printf -v "$name" '%s' 1
+        shift
+        ;;
+      *)
+        case $flag in
+          -*) dr_err "$prog" "unknown flag: $flag" ;;
+          *) dr_err "$prog" "unexpected argument: $flag" ;;
+        esac
+        return 2
+        ;;
+    esac
+    case $seen in *" $flag "*)
+      dr_err "$prog" "flag given twice: $flag"
+      return 2
+      ;;
+    esac
+    seen="$seen$flag "
+  done
+  for flag in $required; do
+    case $seen in *" $flag "*) ;; *) missing="$missing $flag" ;; esac
+  done
+  if [ -n "$missing" ]; then
+    dr_err "$prog" "missing required flag(s):$missing"
+    return 2
+  fi
+  return 0
+}
+
+# dr_task_id_ok <id>: the task-ID rule; nothing with / . whitespace or controls passes.
+dr_task_id_ok() {
+  local LC_ALL=C re='^[ABCDEFGHIJKLMNOPQRSTUVWXYZ][ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-]+-[0123456789]{4,5}(-[ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]+)*$'
+  [ ${#1} -le 128 ] && [[ $1 =~ $re ]]
+}
+
+# dr_seconds_env <var-name> <default> <out-var>: a whole number of seconds from
+# the environment (unset or empty: the default); returns 1 when it is not one.
+dr_seconds_env() {
+  local LC_ALL=C value
+  eval "value=\${$1:-}"
+  [ -n "$value" ] || value=$2
+  case $value in *[!0123456789]*) return 1 ;; esac
+  [ ${#value} -le 9 ] || return 1
+  printf -v "$3" '%d' "$((10#$value))"
+}
+
+# dr_now_utc <out-var>: the current time as YYYY-MM-DDTHH:MM:SSZ.
+dr_now_utc() {
+  if [ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 2 ]; }; then
+    local TZ=UTC
+    printf -v "$1" '%(%Y-%m-%dT%H:%M:%SZ)T' -1
+  else
+    printf -v "$1" '%s' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  fi
+}
+
+# dr_read_prefix <file> <limit> <prefix>: reads at most <limit> bytes of
+# <file> with builtins only and sets <prefix>_text to the bytes before the
+# first NUL, <prefix>_len to the number of bytes read and <prefix>_nul to the
+# offset of that NUL (-1: none). Bash strings cannot hold NUL; this keeps its
+# position instead, which is all the byte rules need.
+dr_read_prefix() {
+  local LC_ALL=C chunk text= total=0 nul=-1 want rc
+  while [ "$total" -lt "$2" ]; do
+    want=$(($2 - total))
+    chunk=
+    rc=0
+    IFS= read -r -d '' -n "$want" chunk || rc=$?
+    if [ "$rc" -ne 0 ]; then
+      [ "$nul" -ge 0 ] || text=$text$chunk
+      total=$((total + ${#chunk}))
+      break
+    fi
+    if [ "${#chunk}" -eq "$want" ]; then
+      [ "$nul" -ge 0 ] || text=$text$chunk
+      total=$((total + want))
+      continue
+    fi
+    if [ "$nul" -lt 0 ]; then
+      text=$text$chunk
+      nul=$((total + ${#chunk}))
+    fi
+    total=$((total + ${#chunk} + 1))
+  done <"$1"
+  printf -v "$3_text" '%s' "$text"
+  printf -v "$3_len" '%s' "$total"
+  printf -v "$3_nul" '%s' "$nul"
+}
+
+# dr_is_knowledge_base <dir>: a datarim/ directory that holds a knowledge base.
+dr_is_knowledge_base() {
+  [ -e "$1/activeContext.md" ] || [ -e "$1/tasks.md" ] || [ -d "$1/tasks" ] ||
+    [ -d "$1/snapshots" ] || [ -d "$1/sessions" ]
+}
+
+# dr_resolve_root <program> <root> <out-var>: the physical absolute root.
+# Refuses (1) a missing root and one that is, or lies inside, a knowledge
+# base's own datarim/ directory, which would build datarim/datarim/.
+dr_resolve_root() {
+  local abs part here=$PWD there=${OLDPWD-} CDPATH=
+  if [ ! -d "$2" ] || ! cd -P -- "$2" 2>/dev/null; then
+    dr_err "$1" "--root is not a directory"
+    return 1
+  fi
+  # cd -P sets PWD to the physical path; return at once (no subshell fork).
+  abs=$PWD
+  cd -- "$here" 2>/dev/null || {
+    dr_err "$1" "cannot return to the working directory"
+    return 1
+  }
+  OLDPWD=$there
+  part=$abs
+  while [ -n "$part" ] && [ "$part" != / ]; do
+    if [ "${part##*/}" = datarim ] && dr_is_knowledge_base "$part"; then
+      dr_err "$1" "--root lies inside a knowledge base's datarim/ directory; pass the workspace root"
+      return 1
+    fi
+    part=${part%/*}
+  done
+  printf -v "$3" '%s' "$abs"
+}
+
+# dr_artifact_dir <program> <dir>: refuses a symlink standing in for <dir>,
+# and creates it (parents too) as 700 whatever the umask when it is missing.
+dr_artifact_dir() {
+  if [ -L "$2" ]; then
+    dr_err "$1" "datarim/${2##*/} is a symlink; refusing to write through it"
+    return 1
+  fi
+  [ -d "$2" ] && return 0
+  if ! mkdir -p -- "${2%/*}" 2>/dev/null || ! mkdir -m 700 -- "$2" 2>/dev/null; then
+    [ -d "$2" ] && [ ! -L "$2" ] && return 0 # a concurrent writer made it
+    dr_err "$1" "cannot create datarim/${2##*/}"
+    return 1
+  fi
+}
+
+# dr_process_start <pid> <out-var>: the kernel's start time of <pid> (field 22
+# of /proc/<pid>/stat), or empty where /proc is absent. With the pid it tells
+# a live owner from a later process that happens to reuse the number.
+dr_process_start() {
+  local stat out=$2 IFS=' '
+  printf -v "$out" '%s' ''
+  [ -r "/proc/$1/stat" ] || return 0
+  IFS= read -r stat <"/proc/$1/stat" 2>/dev/null || return 0
+  # Fields after "(comm) ": state is field 3, so starttime (22) is the 20th.
+  # shellcheck disable=SC2086
+  set -- ${stat##*) }
+  if [ $# -ge 20 ]; then printf -v "$out" '%s' "${20}"; fi
+}
+
+# dr_lock_acquire <program> <lock-dir> <timeout-seconds>: takes the mkdir lock,
+# polling every 20 ms; 0 held, 1 cannot lock, 3 timed out (a live writer's
+# lock is never broken). The owner is recorded in <lock-dir>/owner.
+dr_lock_acquire() {
+  local prog=$1 lock=$2 tries pid start
+  tries=$(($3 * 50))
+  pid=${BASHPID:-$$}
+  while ! mkdir -m 700 -- "$lock" 2>/dev/null; do
+    if [ ! -d "$lock" ] && [ ! -L "$lock" ]; then
+      # mkdir failed and nothing is there: the directory is not writable.
+      dr_err "$prog" "cannot create lock ${lock##*/}"
+      return 1
+    fi
+    if [ "$tries" -le 0 ]; then
+      dr_err "$prog" "lock busy: another writer holds ${lock##*/} (waited $3 s); retry later"
+      return 3
+    fi
+    tries=$((tries - 1))
+    sleep 0.02 2>/dev/null || sleep 1
+  done
+  dr_process_start "$pid" start
+  printf 'pid=%s\nhost=%s\nstart=%s\nimpl=bash\n' "$pid" "${HOSTNAME:-}" "$start" >"$lock/owner" 2>/dev/null || :
+  return 0
+}
+
+# dr_lock_release <lock-dir>
+dr_lock_release() {
+  rm -rf -- "$1" 2>/dev/null || :
+}
+
+# dr_publish <program> <dir> <name> <tmp-tag> <content>: writes <content> to a
+# private temp file in <dir> (mode 600), fsyncs it, removes a symlink standing
+# at <dir>/<name> and renames the temp file over it. Call it holding the lock;
+# it first clears temp files that a killed writer of the same tag left.
+dr_publish() {
+  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp old_umask stale
+  for stale in "$dir/.tmp.$tag".*; do
+    [ -e "$stale" ] || [ -L "$stale" ] || continue
+    rm -f -- "$stale" 2>/dev/null || :
+  done
+  if [ -d "$target" ] && [ ! -L "$target" ]; then
+    dr_err "$prog" "${target#"${dir%/*/*}"/} is a directory"
+    return 1
+  fi
+  tmp=$dir/.tmp.$tag.${BASHPID:-$$}.$RANDOM
+  old_umask=$(umask)
+  umask 077
+  if ! printf '%s' "$5" >"$tmp" 2>/dev/null; then
+    umask "$old_umask"
+    rm -f -- "$tmp" 2>/dev/null || :
+    dr_err "$prog" "cannot write a temporary file in datarim/${dir##*/}"
+    return 1
+  fi
+  umask "$old_umask"
+  sync -- "$tmp" 2>/dev/null || sync || :
+  if [ -L "$target" ]; then rm -f -- "$target" 2>/dev/null || :; fi
+  if ! mv -f -- "$tmp" "$target" 2>/dev/null; then
+    rm -f -- "$tmp" 2>/dev/null || :
+    dr_err "$prog" "cannot rename the temporary file over ${target#"${dir%/*/*}"/}"
+    return 1
+  fi
+}

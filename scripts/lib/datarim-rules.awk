@@ -1,0 +1,119 @@
+# Byte-level rules shared by every datarim awk program (run with LC_ALL=C,
+# so a string is a string of bytes). File contents arrive through ENVIRON as
+# read by dr_read_prefix: the bytes before the first NUL, the number of
+# bytes read, and the offset of that NUL (-1 when there is none).
+#
+# Mirrors python/src/datarim_snapshot/rules.py; the conformance corpus pins
+# that both give the same verdict and message for the same input.
+
+function rules_init(    i) {
+    for (i = 1; i < 256; i++) {
+        CHR[i] = sprintf("%c", i)
+        ORD[CHR[i]] = i
+    }
+    STAGES = " init prd plan design do qa verify compliance archive edit publish write dream doctor optimize auto "
+    CAP = 8192
+    MARKER = "\n<!-- snapshot-truncated, full response in session jsonl -->\n"
+}
+
+# string -> arr[1..n] of byte values; returns n.
+function str_bytes(s, arr,    n, i) {
+    n = length(s)
+    for (i = 1; i <= n; i++) arr[i] = ORD[substr(s, i, 1)]
+    return n
+}
+
+# Scans arr[from..to] as UTF-8. Returns "" when clean, else the first fault:
+# "nul", "utf8" (bad or incomplete sequence), or "control" when ctl is set
+# and a code point is not allowed in a one-line YAML value (see is_control).
+# tab_ok lets TAB through.
+function utf8_scan(arr, from, to, ctl, tab_ok,    i, b, need, cp, lo, hi, k, c) {
+    i = from
+    while (i <= to) {
+        b = arr[i]
+        if (b == 0) return "nul"
+        lo = 128; hi = 191
+        if (b < 128) { need = 0; cp = b }
+        else if (b >= 194 && b <= 223) { need = 1; cp = b - 192 }
+        else if (b == 224) { need = 2; cp = 0; lo = 160 }
+        else if (b >= 225 && b <= 236) { need = 2; cp = b - 224 }
+        else if (b == 237) { need = 2; cp = 13; hi = 159 }
+        else if (b >= 238 && b <= 239) { need = 2; cp = b - 224 }
+        else if (b == 240) { need = 3; cp = 0; lo = 144 }
+        else if (b >= 241 && b <= 243) { need = 3; cp = b - 240 }
+        else if (b == 244) { need = 3; cp = 4; hi = 143 }
+        else return "utf8"
+        for (k = 1; k <= need; k++) {
+            if (i + k > to) return "utf8"
+            c = arr[i + k]
+            if (k == 1) { if (c < lo || c > hi) return "utf8" }
+            else if (c < 128 || c > 191) return "utf8"
+            cp = cp * 64 + (c - 128)
+        }
+        if (ctl && is_control(cp, tab_ok)) return "control"
+        i += need + 1
+    }
+    return ""
+}
+
+# Code points that could add a line to, or break, YAML frontmatter: C0 (tab
+# optional), DEL, C1 (NEL among them), LINE/PARAGRAPH SEPARATOR, U+FFFE/F.
+function is_control(cp, tab_ok) {
+    if (cp == 9) return !tab_ok
+    if (cp < 32 || (cp >= 127 && cp <= 159)) return 1
+    if (cp == 8232 || cp == 8233 || cp == 65534 || cp == 65535) return 1
+    return 0
+}
+
+# Reason a --command / --recommended-next value is refused, or "".
+function slash_command_fault(s,    arr, n, fault) {
+    n = str_bytes(s, arr)
+    fault = utf8_scan(arr, 1, n, 1, 0)
+    if (fault == "nul" || fault == "control") return "holds a control character"
+    if (fault == "utf8") return "is not valid UTF-8"
+    if (substr(s, 1, 1) != "/") return "must start with /"
+    if (index(s, ": ") || index(s, " #") || s ~ /[: ]$/) return "would break the YAML frontmatter (': ', ' #', or a trailing ':' or space)"
+    return ""
+}
+
+function is_stage(s) {
+    return s != "" && s !~ / / && index(STAGES, " " s " ") > 0
+}
+
+function is_captured_by(s) {
+    return s == "agent" || s == "operator"
+}
+
+# YYYY-MM-DDTHH:MM:SSZ naming a real UTC second (no leap second).
+function is_timestamp(s,    y, m, d, dim) {
+    if (s !~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]Z$/) return 0
+    y = substr(s, 1, 4) + 0; m = substr(s, 6, 2) + 0; d = substr(s, 9, 2) + 0
+    if (y < 1 || m < 1 || m > 12 || d < 1) return 0
+    dim = substr("312831303130313130313031", 2 * m - 1, 2) + 0
+    if (m == 2 && (y % 4 == 0 && (y % 100 != 0 || y % 400 == 0))) dim = 29
+    if (d > dim) return 0
+    return substr(s, 12, 2) + 0 <= 23 && substr(s, 15, 2) + 0 <= 59 && substr(s, 18, 2) + 0 <= 59
+}
+
+# arr[from..to] as a double-quoted YAML string: only \ and " are escaped,
+# which is enough once control characters have been refused.
+function yaml_quote(arr, from, to,    i, b, out) {
+    out = "\""
+    for (i = from; i <= to; i++) {
+        b = arr[i]
+        if (b == 92) out = out "\\\\"
+        else if (b == 34) out = out "\\\""
+        else out = out CHR[b]
+    }
+    return out "\""
+}
+
+# Number of decimal digits that makes header + digits + body a fixed point.
+function fixed_total(fixed,    d, t) {
+    d = 1
+    while (1) {
+        t = fixed + d
+        if (length(t "") == d) return t
+        d = length(t "")
+    }
+}

@@ -1,0 +1,94 @@
+# Renders a stage snapshot (CONTRACT §2) from validated-in-here inputs.
+# ENVIRON: DR_TASK DR_STAGE DR_COMMAND DR_CAPTURED_BY DR_RECOMMENDED_NEXT
+#          DR_CAPTURED_AT DR_EXTRA (pre-rendered optional frontmatter lines),
+#          DR_OPTIONS/_LEN/_NUL and DR_BODY/_LEN/_NUL (see datarim-rules.awk).
+# Success: the whole file on stdout followed by ".", exit 0.
+# Refusal: one message line on stdout, exit 1.
+# Needs datarim-rules.awk before it on the awk command line.
+
+# Byte i of arr[1..n] is a UTF-8 continuation byte (past n: the NUL, not one).
+function is_cont(arr, i, n) {
+    return i <= n && arr[i] >= 128 && arr[i] <= 191
+}
+
+function refuse(msg) {
+    printf "%s", msg
+    exit 1
+}
+
+BEGIN {
+    rules_init()
+    if (!is_stage(ENVIRON["DR_STAGE"]))
+        refuse("invalid --stage (want one of:" substr(STAGES, 1, length(STAGES) - 1) ")")
+    fault = slash_command_fault(ENVIRON["DR_COMMAND"])
+    if (fault != "") refuse("invalid --command: " fault)
+    if (!is_captured_by(ENVIRON["DR_CAPTURED_BY"]))
+        refuse("invalid --captured-by (want agent or operator)")
+    fault = slash_command_fault(ENVIRON["DR_RECOMMENDED_NEXT"])
+    if (fault != "") refuse("invalid --recommended-next: " fault)
+    if (!is_timestamp(ENVIRON["DR_CAPTURED_AT"]))
+        refuse("invalid --captured-at (want YYYY-MM-DDTHH:MM:SSZ, a real UTC time)")
+
+    nopt = str_bytes(ENVIRON["DR_OPTIONS"], opt)
+    if (ENVIRON["DR_OPTIONS_LEN"] + 0 > CAP) refuse("--options-file is larger than " CAP " bytes")
+    # A NUL ends what we were given; the line holding it is refused below.
+    nul = ENVIRON["DR_OPTIONS_NUL"] + 0
+    options = ""; count = 0; line = 0; start = 1
+    for (i = 1; i <= nopt + 1; i++) {
+        if (i <= nopt && opt[i] != 10) continue
+        line++
+        stop = i - 1
+        if ((i <= nopt || nul < 0) && stop >= start && opt[stop] == 13) stop--
+        fault = utf8_scan(opt, start, stop, 1, 1)
+        if (fault == "" && i > nopt && nul >= 0) fault = "nul"
+        if (fault == "utf8") refuse("--options-file line " line " is not valid UTF-8")
+        if (fault != "") refuse("--options-file line " line " holds a control character")
+        if (stop >= start) {
+            options = options "  - " yaml_quote(opt, start, stop) "\n"
+            count++
+        }
+        start = i + 1
+    }
+    if (count == 0) options = "options: []\n"
+    else options = "options:\n" options
+
+    head = "---\ntask_id: " ENVIRON["DR_TASK"] \
+        "\nartifact: stage-snapshot\nschema_version: 1\nstage: " ENVIRON["DR_STAGE"] \
+        "\ncommand: " ENVIRON["DR_COMMAND"] "\ncaptured_at: " ENVIRON["DR_CAPTURED_AT"] \
+        "\ncaptured_by: " ENVIRON["DR_CAPTURED_BY"] "\nrecommended_next: " ENVIRON["DR_RECOMMENDED_NEXT"] \
+        "\n" options "size_bytes: "
+    tail_false = "\ntruncated: false\n" ENVIRON["DR_EXTRA"] "---\n\n"
+    tail_true = "\ntruncated: true\n" ENVIRON["DR_EXTRA"] "---\n\n"
+
+    nbody = ENVIRON["DR_BODY_LEN"] + 0
+    ntext = str_bytes(ENVIRON["DR_BODY"], body)
+    nul = ENVIRON["DR_BODY_NUL"] + 0
+    room = CAP - length(head) - length(tail_false) - 4
+    bad_cut = 0
+    if (nbody <= room) {
+        keep = nbody
+        truncated = 0
+    } else {
+        keep = CAP - length(head) - length(tail_true) - 4 - length(MARKER)
+        if (keep < 0) refuse("options leave no room for the body under the " CAP "-byte cap")
+        # Step back over at most three continuation bytes to a character start.
+        for (k = 0; k < 3 && keep > 0 && is_cont(body, keep + 1, ntext); k++) keep--
+        bad_cut = is_cont(body, keep + 1, ntext)
+        truncated = 1
+    }
+    if (nul >= 0 && nul < keep) {
+        fault = utf8_scan(body, 1, nul, 0, 0)
+        if (fault == "") fault = "nul"
+    } else fault = utf8_scan(body, 1, keep, 0, 0)
+    if (fault == "" && bad_cut) fault = "utf8"
+    if (fault == "nul") refuse("--body-file holds a NUL byte")
+    if (fault != "") refuse("--body-file is not valid UTF-8")
+
+    tail = truncated ? tail_true : tail_false
+    total = fixed_total(length(head) + length(tail) + keep + (truncated ? length(MARKER) : 0))
+    printf "%s%d%s", head, total, tail
+    for (i = 1; i <= keep; i++) printf "%s", CHR[body[i]]
+    if (truncated) printf "%s", MARKER
+    printf "."
+    exit 0
+}

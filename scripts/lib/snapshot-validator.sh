@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# Stage-snapshot validator (CONTRACT §3): may this snapshot be trusted?
+#
+#   snapshot_check_file <file> <task-id> <msg-var>   0 valid, 1 missing, 2 malformed
+#   check_stage_snapshot --task <ID> [--root <dir>] [--validate-frontmatter]
+#   check_stage_snapshot --self-test
+#
+# Sourcing defines functions only; nothing of the caller's shell changes.
+
+_snapshot_validator_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/snapshot-writer.sh
+  . "$dir/snapshot-writer.sh"
+}
+_snapshot_validator_load
+unset -f _snapshot_validator_load
+
+# snapshot_check_file <file> <task-id> <msg-var> [<extra-keys>]: judges one
+# file; <msg-var> gets the first broken rule (empty when valid). <task-id>
+# must already have passed dr_task_id_ok.
+snapshot_check_file() {
+  local LC_ALL=C dir out status=0 file_text file_len file_nul
+  printf -v "$3" '%s' ''
+  if [ -L "$1" ]; then
+    printf -v "$3" '%s' 'is a symlink'
+    return 2
+  fi
+  if [ ! -e "$1" ]; then
+    printf -v "$3" '%s' 'is missing'
+    return 1
+  fi
+  if [ ! -f "$1" ] || [ ! -r "$1" ]; then
+    printf -v "$3" '%s' 'is not a readable regular file'
+    return 2
+  fi
+  dr_read_prefix "$1" 8193 file
+  dr_lib_dir_into dir
+  out=$(DR_TASK=$2 DR_EXTRA_KEYS=${4:-} DR_FILE=$file_text DR_FILE_LEN=$file_len DR_FILE_NUL=$file_nul \
+    exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
+  [ "$status" -eq 0 ] && return 0
+  printf -v "$3" '%s' "${out:-cannot be read}"
+  return 2
+}
+
+# dr_find_root <out-var>: the nearest directory, from here upwards, that holds
+# a datarim/ directory; the current directory when none does.
+dr_find_root() {
+  local dir=$PWD
+  while :; do
+    if [ -d "$dir/datarim" ]; then
+      printf -v "$1" '%s' "$dir"
+      return 0
+    fi
+    [ -z "$dir" ] || [ "$dir" = / ] && break
+    dir=${dir%/*}
+  done
+  printf -v "$1" '%s' "$PWD"
+}
+
+# check_stage_snapshot: the validator's command line. 0 valid, 1 missing,
+# 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
+check_stage_snapshot() {
+  local prog=check-stage-snapshot status=0 root rel msg
+  local opt_task= opt_root= opt_validate_frontmatter= opt_self_test=
+  dr_parse_flags "$prog" "--task= --root= --validate-frontmatter --self-test" "" "$@" || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage check-stage-snapshot
+    return 0
+  fi
+  [ "$status" -eq 0 ] || return 3
+  if [ -n "$opt_self_test" ]; then
+    snapshot_self_test
+    return $?
+  fi
+  if [ -z "$opt_task" ]; then
+    dr_err "$prog" "missing required flag(s): --task"
+    return 3
+  fi
+  if ! dr_task_id_ok "$opt_task"; then
+    dr_err "$prog" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+    return 3
+  fi
+  if [ -n "$opt_root" ]; then
+    if [ ! -d "$opt_root" ]; then
+      dr_err "$prog" "--root is not a directory"
+      return 3
+    fi
+    root=$opt_root
+  else
+    dr_find_root root
+  fi
+  rel=datarim/snapshots/$opt_task.snapshot.md
+  if [ -L "$root/datarim/snapshots" ]; then
+    dr_err "$prog" "datarim/snapshots is a symlink"
+    return 2
+  fi
+  snapshot_check_file "$root/$rel" "$opt_task" msg || status=$?
+  [ "$status" -eq 0 ] || dr_err "$prog" "$rel $msg"
+  return "$status"
+}
+
+# snapshot_self_test: writes, checks and breaks a snapshot in a scratch root.
+snapshot_self_test() {
+  local prog=check-stage-snapshot scratch status=0 msg file
+  scratch=$(mktemp -d 2>/dev/null) || {
+    dr_err "$prog" "self-test: cannot make a scratch directory"
+    return 2
+  }
+  file=$scratch/datarim/snapshots/SELF-0001.snapshot.md
+  printf 'self-test body\n' >"$scratch/body.md"
+  {
+    write_stage_snapshot --root "$scratch" --task SELF-0001 --stage plan --command /dr-plan \
+      --captured-by agent --recommended-next /dr-do --body-file "$scratch/body.md" \
+      --captured-at 2026-01-01T00:00:00Z 2>/dev/null &&
+      snapshot_check_file "$file" SELF-0001 msg &&
+      printf 'x' >>"$file" &&
+      { snapshot_check_file "$file" SELF-0001 msg; [ $? -eq 2 ]; } &&
+      rm -f -- "$file" &&
+      { snapshot_check_file "$file" SELF-0001 msg; [ $? -eq 1 ]; }
+  } || status=2
+  rm -rf -- "$scratch" 2>/dev/null || :
+  if [ "$status" -ne 0 ]; then
+    dr_err "$prog" "self-test failed"
+    return 2
+  fi
+  printf '%s: self-test passed\n' "$prog"
+}

@@ -1,0 +1,92 @@
+# shellcheck shell=bash
+# Stage-snapshot writer (CONTRACT §2): one file per task,
+# <root>/datarim/snapshots/{TASK-ID}.snapshot.md, replaced whole on each call.
+#
+#   source scripts/lib/snapshot-writer.sh
+#   write_stage_snapshot --root . --task TUNE-0254 --stage plan \
+#     --command /dr-plan --captured-by agent --recommended-next /dr-verify \
+#     --body-file answer.md [--options-file options.txt] [--captured-at ...]
+#
+# Also runnable directly: bash scripts/lib/snapshot-writer.sh --root ...
+# Sourcing defines functions only; nothing of the caller's shell changes.
+
+_snapshot_writer_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/datarim-common.sh
+  . "$dir/datarim-common.sh"
+}
+_snapshot_writer_load
+unset -f _snapshot_writer_load
+
+# snapshot_render <out-var> <task> <stage> <command> <captured-by> <recommended-next>
+#                 <captured-at> <options-file-or-empty> <body-file> [<extra-frontmatter>]
+# Validates every value and byte and renders the file into <out-var>.
+# Returns 0, or 1 after printing the refusal on stderr.
+snapshot_render() {
+  local LC_ALL=C dir out status=0
+  local options_text= options_len=0 options_nul=-1 body_text body_len body_nul
+  dr_lib_dir_into dir
+  if [ -n "$8" ]; then dr_read_prefix "$8" 8193 options; fi
+  dr_read_prefix "$9" 8192 body
+  out=$(DR_TASK=$2 DR_STAGE=$3 DR_COMMAND=$4 DR_CAPTURED_BY=$5 DR_RECOMMENDED_NEXT=$6 \
+    DR_CAPTURED_AT=$7 DR_EXTRA=${10:-} \
+    DR_OPTIONS=$options_text DR_OPTIONS_LEN=$options_len DR_OPTIONS_NUL=$options_nul \
+    DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul \
+    exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
+  if [ "$status" -ne 0 ]; then
+    dr_err snapshot-writer "${out:-cannot render the snapshot}"
+    return 1
+  fi
+  printf -v "$1" '%s' "${out%.}"
+}
+
+# write_stage_snapshot --root <dir> --task <ID> --stage <stage> --command </cmd>
+#   --captured-by agent|operator --recommended-next </cmd> --body-file <file>
+#   [--options-file <file>] [--captured-at YYYY-MM-DDTHH:MM:SSZ]
+# 0 written (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
+write_stage_snapshot() {
+  [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
+  local prog=snapshot-writer status=0 timeout root dir content
+  local opt_root= opt_task= opt_stage= opt_command= opt_captured_by= opt_recommended_next=
+  local opt_body_file= opt_options_file= opt_captured_at=
+  dr_parse_flags "$prog" \
+    "--root= --task= --stage= --command= --captured-by= --recommended-next= --body-file= --options-file= --captured-at=" \
+    "--root --task --stage --command --captured-by --recommended-next --body-file" "$@" || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage snapshot-writer
+    return 2
+  fi
+  [ "$status" -eq 0 ] || return "$status"
+  if ! dr_seconds_env DR_SNAPSHOT_LOCK_TIMEOUT 60 timeout; then
+    dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
+    return 2
+  fi
+  if ! dr_task_id_ok "$opt_task"; then
+    dr_err "$prog" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+    return 1
+  fi
+  [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
+  if [ -n "$opt_options_file" ] && { [ ! -f "$opt_options_file" ] || [ ! -r "$opt_options_file" ]; }; then
+    dr_err "$prog" "--options-file is not a readable file"
+    return 1
+  fi
+  if [ ! -f "$opt_body_file" ] || [ ! -r "$opt_body_file" ]; then
+    dr_err "$prog" "--body-file is not a readable file"
+    return 1
+  fi
+  snapshot_render content "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
+    "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" || return 1
+  dr_resolve_root "$prog" "$opt_root" root || return 1
+  dir=$root/datarim/snapshots
+  dr_artifact_dir "$prog" "$dir" || return 1
+  dr_lock_acquire "$prog" "$dir/.lock.$opt_task" "$timeout" || return $?
+  dr_publish "$prog" "$dir" "$opt_task.snapshot.md" "$opt_task" "$content" || status=$?
+  dr_lock_release "$dir/.lock.$opt_task"
+  return "$status"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  write_stage_snapshot "$@"
+  exit $?
+fi
