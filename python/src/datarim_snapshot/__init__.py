@@ -1,0 +1,36 @@
+"""Stage snapshots, replay prompts and session handoff for datarim agent pipelines.
+
+The Python port of the bash suite in scripts/ and dev-tools/: the same
+contract, the same bytes, the same exit codes.
+"""
+
+from __future__ import annotations
+
+from .errors import (
+    DatarimError,
+    HelpRequested,
+    LockBusyError,
+    MalformedError,
+    MissingError,
+    RefusedError,
+    UsageError,
+)
+from .snapshot import render_snapshot, write_stage_snapshot
+from .validate import check_snapshot_bytes, check_snapshot_file, find_root, validate_stage_snapshot
+
+__all__ = [
+    "DatarimError",
+    "HelpRequested",
+    "LockBusyError",
+    "MalformedError",
+    "MissingError",
+    "RefusedError",
+    "UsageError",
+    "check_snapshot_bytes",
+    "check_snapshot_file",
+    "find_root",
+    "render_snapshot",
+    "validate_stage_snapshot",
+    "write_stage_snapshot",
+]
+__version__ = "0.1.0"

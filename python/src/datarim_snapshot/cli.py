@@ -1,0 +1,43 @@
+"""`datarim-snapshot <subcommand> ...`: the shell entry points' twins, same flags, bytes and codes."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO, Callable, Optional
+
+from .console import Console
+
+# subcommand -> (module, function, the shell entry point it mirrors). Modules
+# load on demand so a call pays only for what it runs.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "write": ("commands", "write_command", "dev-tools/snapshot-writer-wrapper.sh"),
+    "check": ("commands", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh"),
+}
+
+USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"
+
+
+def main(
+    argv: Optional[Sequence[str]] = None,
+    stdout: Optional[BinaryIO] = None,
+    stderr: Optional[BinaryIO] = None,
+) -> int:
+    """Runs one subcommand and returns its exit code; never raises for bad input."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    console = Console(stdout, stderr)
+    if not args or args[0] not in COMMANDS:
+        listing = "".join(f"  {name:<16}same as {entry[2]}\n" for name, entry in COMMANDS.items())
+        console.err.write(USAGE.encode() + b"Subcommands:\n" + listing.encode())
+        return 2
+    module_name, function_name, _ = COMMANDS[args[0]]
+    module = importlib.import_module(f"datarim_snapshot.{module_name}")
+    command: Callable[[Sequence[str], Console], int] = getattr(module, function_name)
+    return command(args[1:], console)
+
+
+def run() -> None:
+    code = main()
+    sys.stdout.flush()
+    raise SystemExit(code)

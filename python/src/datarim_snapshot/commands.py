@@ -1,0 +1,107 @@
+"""Command-line front ends of the snapshot writer and validator (shell twins in dev-tools/)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+
+from .console import Console
+from .errors import DatarimError, HelpRequested, UsageError
+from .flags import parse_flags
+from .snapshot import write_stage_snapshot
+from .texts import usage
+from .validate import check_snapshot_file, validate_stage_snapshot
+
+WRITER = "snapshot-writer"
+CHECKER = "check-stage-snapshot"
+
+
+def write_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/snapshot-writer-wrapper.sh."""
+    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
+        return 0
+    try:
+        flags = parse_flags(
+            "--root= --task= --stage= --command= --captured-by= --recommended-next= "
+            "--body-file= --options-file= --captured-at=",
+            "--root --task --stage --command --captured-by --recommended-next --body-file",
+            argv,
+        )
+        write_stage_snapshot(
+            root=flags["root"],
+            task=flags["task"],
+            stage=flags["stage"],
+            command=flags["command"],
+            captured_by=flags["captured_by"],
+            recommended_next=flags["recommended_next"],
+            body_file=flags["body_file"],
+            options_file=flags.get("options_file") or None,
+            captured_at=flags.get("captured_at") or None,
+        )
+    except HelpRequested:
+        console.write(usage(WRITER))
+        return 2
+    except DatarimError as exc:
+        console.error(WRITER, exc.message)
+        return exc.code
+    return 0
+
+
+def check_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, output and exit codes as dev-tools/check-stage-snapshot-on-exit.sh."""
+    try:
+        flags = parse_flags("--task= --root= --validate-frontmatter --self-test", "", argv)
+        if flags.get("self_test"):
+            return self_test(console)
+        if "task" not in flags:
+            raise UsageError("missing required flag(s): --task", code=3)
+        validate_stage_snapshot(flags["task"], flags.get("root"))
+    except HelpRequested:
+        console.write(usage(CHECKER))
+        return 0
+    except UsageError as exc:
+        console.error(CHECKER, exc.message)
+        return 3
+    except DatarimError as exc:
+        console.error(CHECKER, exc.message)
+        return exc.code
+    return 0
+
+
+def self_test(console: Console) -> int:
+    """Writes, checks and breaks a snapshot in a scratch root."""
+    scratch = tempfile.mkdtemp()
+    path = os.path.join(scratch, "datarim", "snapshots", "SELF-0001.snapshot.md")
+    ok = True
+    try:
+        with open(os.path.join(scratch, "body.md"), "wb") as handle:
+            handle.write(b"self-test body\n")
+        write_stage_snapshot(
+            scratch, "SELF-0001", "plan", "/dr-plan", "agent", "/dr-do",
+            os.path.join(scratch, "body.md"), captured_at="2026-01-01T00:00:00Z",
+        )
+        check_snapshot_file(path, "SELF-0001")
+        with open(path, "ab") as handle:
+            handle.write(b"x")
+        ok = _fails_with(path, 2)
+        os.unlink(path)
+        ok = ok and _fails_with(path, 1)
+    except (DatarimError, OSError):
+        ok = False
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if not ok:
+        console.error(CHECKER, "self-test failed")
+        return 2
+    console.write(f"{CHECKER}: self-test passed\n".encode())
+    return 0
+
+
+def _fails_with(path: str, code: int) -> bool:
+    try:
+        check_snapshot_file(path, "SELF-0001")
+    except DatarimError as exc:
+        return exc.code == code
+    return False

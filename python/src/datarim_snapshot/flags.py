@@ -1,0 +1,45 @@
+"""The `--flag value` command-line grammar shared by every entry point (mirrors dr_parse_flags)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .errors import HelpRequested, UsageError
+
+
+def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]:
+    """Parse argv left to right.
+
+    spec lists the flags, a value flag with a trailing "=" ("--root= --hint");
+    required lists value flags that must be present. Returns {"root": value,
+    "hint": "1", ...} keyed by flag name with dashes as underscores.
+    """
+    value_flags = {f[:-1] for f in spec.split() if f.endswith("=")}
+    bool_flags = {f for f in spec.split() if not f.endswith("=")}
+    found: dict[str, str] = {}
+    seen: list[str] = []
+    i = 0
+    while i < len(argv):
+        flag = argv[i]
+        if flag in ("-h", "--help"):
+            raise HelpRequested("help")
+        if flag in value_flags:
+            if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
+                raise UsageError(f"flag needs a value: {flag}")
+            value = argv[i + 1]
+            i += 2
+        elif flag in bool_flags:
+            value = "1"
+            i += 1
+        elif flag.startswith("-"):
+            raise UsageError(f"unknown flag: {flag}")
+        else:
+            raise UsageError(f"unexpected argument: {flag}")
+        if flag in seen:
+            raise UsageError(f"flag given twice: {flag}")
+        seen.append(flag)
+        found[flag[2:].replace("-", "_")] = value
+    missing = [f for f in required.split() if f not in seen]
+    if missing:
+        raise UsageError("missing required flag(s): " + " ".join(missing))
+    return found

@@ -1,0 +1,106 @@
+"""Field and byte rules shared by the writers and validators.
+
+Mirrors scripts/lib/datarim-rules.awk and the task-ID rule of
+scripts/lib/datarim-common.sh; the conformance corpus pins that both give the
+same verdict and message for the same input.
+"""
+
+from __future__ import annotations
+
+import re
+
+CAP = 8192
+MARKER = b"\n<!-- snapshot-truncated, full response in session jsonl -->\n"
+STAGES = (
+    "init prd plan design do qa verify compliance archive edit publish write dream doctor "
+    "optimize auto"
+).split()
+CAPTURED_BY = ("agent", "operator")
+
+_TASK_ID = re.compile(r"[A-Z][A-Z0-9-]+-[0-9]{4,5}(-[A-Za-z0-9]+)*\Z")
+_TIMESTAMP = re.compile(rb"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\Z")
+# Code points that could add a line to, or break, YAML frontmatter: C0 (tab
+# aside), DEL, C1 (NEL among them), LINE/PARAGRAPH SEPARATOR, U+FFFE/U+FFFF.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+_CONTROL_OR_TAB = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+
+def task_id_ok(value: str) -> bool:
+    """The task-ID rule: nothing with / . whitespace or a control character passes."""
+    return len(value) <= 128 and _TASK_ID.match(value) is not None
+
+
+def utf8_scan(data: bytes, ctl: bool = False, tab_ok: bool = False) -> str:
+    """The first fault of data read as UTF-8: "nul", "utf8", "control" (when ctl), or ""."""
+    bad: int | None = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = exc.start
+        text = data[:bad].decode("utf-8")
+    pattern = (_CONTROL if tab_ok else _CONTROL_OR_TAB) if ctl else None
+    nul = text.find("\0")
+    hit = pattern.search(text) if pattern else None
+    first_control = hit.start() if hit else -1
+    if nul >= 0 and (first_control < 0 or nul <= first_control):
+        return "nul"
+    if first_control >= 0:
+        return "control"
+    return "utf8" if bad is not None else ""
+
+
+def slash_command_fault(value: bytes) -> str:
+    """Why a --command / --recommended-next value is refused, or ""."""
+    fault = utf8_scan(value, ctl=True, tab_ok=False)
+    if fault in ("nul", "control"):
+        return "holds a control character"
+    if fault == "utf8":
+        return "is not valid UTF-8"
+    if not value.startswith(b"/"):
+        return "must start with /"
+    if b": " in value or b" #" in value or value.endswith((b":", b" ")):
+        return "would break the YAML frontmatter (': ', ' #', or a trailing ':' or space)"
+    return ""
+
+
+def is_stage(value: bytes) -> bool:
+    return value.decode("utf-8", "replace") in STAGES
+
+
+def is_captured_by(value: bytes) -> bool:
+    return value in (b"agent", b"operator")
+
+
+def is_timestamp(value: bytes) -> bool:
+    """YYYY-MM-DDTHH:MM:SSZ naming a real UTC second (no leap second)."""
+    if not _TIMESTAMP.match(value):
+        return False
+    year, month, day = int(value[0:4]), int(value[5:7]), int(value[8:10])
+    if year < 1 or not 1 <= month <= 12 or day < 1:
+        return False
+    days = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    if month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+        days = 29
+    if day > days:
+        return False
+    return int(value[11:13]) <= 23 and int(value[14:16]) <= 59 and int(value[17:19]) <= 59
+
+
+def yaml_quote(value: bytes) -> bytes:
+    """A double-quoted YAML string: only \\ and " are escaped, enough once controls are refused."""
+    return b'"' + value.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'
+
+
+def fixed_total(fixed: int) -> int:
+    """The file size when `fixed` bytes plus the size's own decimal digits make the file."""
+    digits = 1
+    while True:
+        total = fixed + digits
+        if len(str(total)) == digits:
+            return total
+        digits = len(str(total))
+
+
+def shown(text: str) -> str:
+    """Printable form for a one-line message: control characters become '?'."""
+    return re.sub("[\x00-\x1f\x7f]", "?", text)

@@ -1,0 +1,188 @@
+"""Stage-snapshot writer (CONTRACT §2), the twin of scripts/lib/snapshot-writer.sh."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Optional, Union
+
+from . import fsops
+from .errors import RefusedError
+from .rules import (
+    CAP,
+    MARKER,
+    STAGES,
+    fixed_total,
+    is_captured_by,
+    is_stage,
+    is_timestamp,
+    slash_command_fault,
+    task_id_ok,
+    utf8_scan,
+    yaml_quote,
+)
+
+PathLike = Union[str, "os.PathLike[str]"]
+BODY_READ_LIMIT = CAP
+OPTIONS_READ_LIMIT = CAP + 1
+
+
+def _raw(value: str) -> bytes:
+    return os.fsencode(value)
+
+
+def _is_cont(text: bytes, index: int) -> bool:
+    return index < len(text) and 0x80 <= text[index] <= 0xBF
+
+
+def _render_options(options: Optional[bytes]) -> bytes:
+    if options is None:
+        return b"options: []\n"
+    if len(options) > CAP:
+        raise RefusedError(f"--options-file is larger than {CAP} bytes")
+    nul = options.find(b"\0")
+    text = options if nul < 0 else options[:nul]
+    segments = text.split(b"\n")
+    items = []
+    for number, segment in enumerate(segments, start=1):
+        last = number == len(segments)
+        if (not last or nul < 0) and segment.endswith(b"\r"):
+            segment = segment[:-1]
+        fault = utf8_scan(segment, ctl=True, tab_ok=True)
+        if not fault and last and nul >= 0:
+            fault = "nul"
+        if fault == "utf8":
+            raise RefusedError(f"--options-file line {number} is not valid UTF-8")
+        if fault:
+            raise RefusedError(f"--options-file line {number} holds a control character")
+        if segment:
+            items.append(b"  - " + yaml_quote(segment) + b"\n")
+    if not items:
+        return b"options: []\n"
+    return b"options:\n" + b"".join(items)
+
+
+def render_snapshot(
+    task: str,
+    stage: str,
+    command: str,
+    captured_by: str,
+    recommended_next: str,
+    captured_at: str,
+    options: Optional[bytes],
+    body: bytes,
+    extra: bytes = b"",
+) -> bytes:
+    """The snapshot file's bytes. options/body are the first OPTIONS_READ_LIMIT/
+    BODY_READ_LIMIT bytes of their files; extra holds pre-rendered optional
+    frontmatter lines. Raises RefusedError naming the first bad input."""
+    if not is_stage(_raw(stage)):
+        raise RefusedError("invalid --stage (want one of: " + " ".join(STAGES) + ")")
+    fault = slash_command_fault(_raw(command))
+    if fault:
+        raise RefusedError(f"invalid --command: {fault}")
+    if not is_captured_by(_raw(captured_by)):
+        raise RefusedError("invalid --captured-by (want agent or operator)")
+    fault = slash_command_fault(_raw(recommended_next))
+    if fault:
+        raise RefusedError(f"invalid --recommended-next: {fault}")
+    if not is_timestamp(_raw(captured_at)):
+        raise RefusedError("invalid --captured-at (want YYYY-MM-DDTHH:MM:SSZ, a real UTC time)")
+
+    head = (
+        b"---\ntask_id: " + _raw(task)
+        + b"\nartifact: stage-snapshot\nschema_version: 1\nstage: " + _raw(stage)
+        + b"\ncommand: " + _raw(command) + b"\ncaptured_at: " + _raw(captured_at)
+        + b"\ncaptured_by: " + _raw(captured_by) + b"\nrecommended_next: " + _raw(recommended_next)
+        + b"\n" + _render_options(options) + b"size_bytes: "
+    )
+    tail_false = b"\ntruncated: false\n" + extra + b"---\n\n"
+    tail_true = b"\ntruncated: true\n" + extra + b"---\n\n"
+
+    body = body[:BODY_READ_LIMIT]
+    nul = body.find(b"\0")
+    text = body if nul < 0 else body[:nul]
+    room = CAP - len(head) - len(tail_false) - 4
+    bad_cut = False
+    if len(body) <= room:
+        keep, truncated = len(body), False
+    else:
+        keep = CAP - len(head) - len(tail_true) - 4 - len(MARKER)
+        if keep < 0:
+            raise RefusedError(f"options leave no room for the body under the {CAP}-byte cap")
+        # Step back over at most three continuation bytes to a character start.
+        steps = 0
+        while steps < 3 and keep > 0 and _is_cont(text, keep):
+            keep -= 1
+            steps += 1
+        bad_cut = _is_cont(text, keep)
+        truncated = True
+    if 0 <= nul < keep:
+        fault = utf8_scan(text[:nul]) or "nul"
+    else:
+        fault = utf8_scan(text[:keep])
+    if not fault and bad_cut:
+        fault = "utf8"
+    if fault == "nul":
+        raise RefusedError("--body-file holds a NUL byte")
+    if fault:
+        raise RefusedError("--body-file is not valid UTF-8")
+
+    tail = tail_true if truncated else tail_false
+    kept = text[:keep] + (MARKER if truncated else b"")
+    total = fixed_total(len(head) + len(tail) + len(kept))
+    return head + str(total).encode() + tail + kept
+
+
+def now_utc() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _readable_file(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.R_OK)
+
+
+def write_stage_snapshot(
+    root: PathLike,
+    task: str,
+    stage: str,
+    command: str,
+    captured_by: str,
+    recommended_next: str,
+    body_file: PathLike,
+    options_file: Optional[PathLike] = None,
+    captured_at: Optional[str] = None,
+) -> Optional[str]:
+    """Writes <root>/datarim/snapshots/<task>.snapshot.md; returns its path (None when disabled).
+
+    Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any
+    of them nothing already on disk has changed.
+    """
+    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
+        return None
+    timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    if not task_id_ok(task):
+        raise RefusedError(
+            "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+        )
+    stamp = captured_at or now_utc()
+    options_path = os.fspath(options_file) if options_file is not None else ""
+    body_path = os.fspath(body_file)
+    if options_path and not _readable_file(options_path):
+        raise RefusedError("--options-file is not a readable file")
+    if not _readable_file(body_path):
+        raise RefusedError("--body-file is not a readable file")
+    try:
+        options = fsops.read_prefix(options_path, OPTIONS_READ_LIMIT) if options_path else None
+        body = fsops.read_prefix(body_path, BODY_READ_LIMIT)
+    except OSError:
+        raise RefusedError("--body-file is not a readable file") from None
+    content = render_snapshot(
+        task, stage, command, captured_by, recommended_next, stamp, options, body
+    )
+    absolute = fsops.resolve_root(os.fspath(root))
+    directory = os.path.join(absolute, "datarim", "snapshots")
+    fsops.artifact_dir(directory)
+    with fsops.held_lock(os.path.join(directory, f".lock.{task}"), timeout):
+        fsops.publish(directory, f"{task}.snapshot.md", task, content)
+    return os.path.join(directory, f"{task}.snapshot.md")

@@ -1,0 +1,244 @@
+"""Stage-snapshot validator (CONTRACT §3), the twin of scripts/lib/snapshot-validator.sh."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from typing import Optional
+
+from . import fsops
+from .errors import MalformedError, MissingError, RefusedError, UsageError
+from .rules import (
+    CAP,
+    MARKER,
+    is_captured_by,
+    is_stage,
+    is_timestamp,
+    shown,
+    slash_command_fault,
+    task_id_ok,
+    utf8_scan,
+)
+
+FIELDS = (
+    "task_id artifact schema_version stage command captured_at captured_by "
+    "recommended_next options size_bytes truncated"
+).split()
+_EOF = None
+_SIZE = re.compile(rb"[1-9][0-9]*\Z")
+
+
+class _Lines:
+    """Frontmatter lines of the file: bytes up to each LF; None past the last LF."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def next(self) -> Optional[bytes]:
+        end = self.data.find(b"\n", self.pos)
+        if end < 0:
+            self.pos = len(self.data)
+            return _EOF
+        line = self.data[self.pos : end]
+        self.pos = end + 1
+        return line
+
+
+def _text(value: bytes) -> str:
+    return shown(value.decode("utf-8", "replace"))
+
+
+def _key_of(line: bytes) -> bytes:
+    colon = line.find(b":")
+    return line if colon < 0 else line[:colon]
+
+
+def _check_option_item(line: bytes, number: int) -> None:
+    bad = MalformedError(f"bad options item {number}")
+    if not line.startswith(b'  - "') or len(line) < 8 or not line.endswith(b'"'):
+        raise bad
+    content = line[5:-1]
+    escaped = False
+    for byte in content:
+        if escaped:
+            if byte not in (0x5C, 0x22):
+                raise bad
+            escaped = False
+        elif byte == 0x5C:
+            escaped = True
+        elif byte == 0x22:
+            raise bad
+    if escaped or utf8_scan(content, ctl=True, tab_ok=True):
+        raise bad
+
+
+def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = ()) -> None:
+    """Raises MalformedError naming the first broken rule; data is at most CAP+1 bytes."""
+    size = len(data)
+    if size > CAP:
+        raise MalformedError(f"is over the {CAP}-byte cap")
+    nul = data.find(b"\0")
+    if utf8_scan(data if nul < 0 else data[:nul]):
+        raise MalformedError("is not valid UTF-8")
+    if nul >= 0:
+        raise MalformedError("holds a NUL byte")
+    lines = _Lines(data)
+    if lines.next() != b"---":
+        raise MalformedError("does not start with --- frontmatter")
+    known = set(FIELDS) | set(extra_keys)
+    seen: set[str] = set()
+
+    def field(name: str) -> bytes:
+        line = lines.next()
+        if line is _EOF:
+            raise MalformedError("frontmatter is not closed")
+        key = _key_of(line).decode("utf-8")
+        if line == b"---":
+            raise MalformedError(f"missing field: {name}")
+        if key in seen:
+            raise MalformedError(f"duplicate field: {shown(key)}")
+        if key not in known:
+            raise MalformedError(f"unknown field: {shown(key)}")
+        if key != name:
+            raise MalformedError(f"field out of order: expected {name}, found {shown(key)}")
+        seen.add(name)
+        if name == "options":
+            return line
+        width = len(name)
+        if line[width : width + 2] != b": " or len(line) == width + 2:
+            raise MalformedError(f"bad {name} line")
+        return line[width + 2 :]
+
+    value = field("task_id")
+    if value != task.encode():
+        raise MalformedError(f"task_id {_text(value)} does not match the file name")
+    if field("artifact") != b"stage-snapshot":
+        raise MalformedError("artifact is not stage-snapshot")
+    if field("schema_version") != b"1":
+        raise MalformedError("schema_version is not 1")
+    if not is_stage(field("stage")):
+        raise MalformedError("bad stage")
+    fault = slash_command_fault(field("command"))
+    if fault:
+        raise MalformedError(f"bad command: {fault}")
+    if not is_timestamp(field("captured_at")):
+        raise MalformedError("bad captured_at")
+    if not is_captured_by(field("captured_by")):
+        raise MalformedError("bad captured_by")
+    fault = slash_command_fault(field("recommended_next"))
+    if fault:
+        raise MalformedError(f"bad recommended_next: {fault}")
+
+    line = field("options")
+    if line == b"options:":
+        items = 0
+        while True:
+            mark = lines.pos
+            item = lines.next()
+            if item is _EOF or not item.startswith(b"  "):
+                lines.pos = mark
+                break
+            items += 1
+            _check_option_item(item, items)
+        if items == 0:
+            raise MalformedError("options is not a list")
+    elif line != b"options: []":
+        raise MalformedError("options is not a list")
+
+    size_text = field("size_bytes")
+    if not _SIZE.match(size_text):
+        raise MalformedError("bad size_bytes")
+    truncated = field("truncated")
+    if truncated not in (b"true", b"false"):
+        raise MalformedError("bad truncated")
+
+    while True:
+        line = lines.next()
+        if line == b"---":
+            break
+        if line is _EOF:
+            raise MalformedError("frontmatter is not closed")
+        key = _key_of(line).decode("utf-8")
+        if key in seen:
+            raise MalformedError(f"duplicate field: {shown(key)}")
+        if key not in extra_keys:
+            raise MalformedError(f"unknown field: {shown(key)}")
+        seen.add(key)
+    if lines.next() != b"":
+        raise MalformedError("no blank line after the frontmatter")
+    if int(size_text) != size:
+        raise MalformedError(f"size_bytes is {size_text.decode()} but the file has {size} bytes")
+    if truncated == b"true" and (size - lines.pos < len(MARKER) or not data.endswith(MARKER)):
+        raise MalformedError(
+            "truncated is true but the body does not end with the truncation marker"
+        )
+
+
+def check_snapshot_file(path: str, task: str, extra_keys: tuple[str, ...] = ()) -> None:
+    """Raises MissingError (1) or MalformedError (2); returns when the file may be trusted."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        raise MissingError("is missing") from None
+    except OSError:
+        raise MalformedError("is not a readable regular file") from None
+    if stat.S_ISLNK(mode):
+        raise MalformedError("is a symlink")
+    if not stat.S_ISREG(mode) or not os.access(path, os.R_OK):
+        raise MalformedError("is not a readable regular file")
+    try:
+        data = fsops.read_prefix(path, CAP + 1)
+    except OSError:
+        raise MalformedError("cannot be read") from None
+    check_snapshot_bytes(data, task, extra_keys)
+
+
+def find_root(start: Optional[str] = None) -> str:
+    """The nearest directory, from start upwards, holding datarim/; else start."""
+    here = start if start is not None else os.getcwd()
+    directory = here
+    while True:
+        if os.path.isdir(os.path.join(directory, "datarim")):
+            return directory
+        if directory in ("", "/"):
+            return here
+        directory = os.path.dirname(directory)
+
+
+def snapshot_relpath(task: str) -> str:
+    return f"datarim/snapshots/{task}.snapshot.md"
+
+
+def validate_stage_snapshot(task: str, root: Optional[str] = None) -> str:
+    """Validates the task's snapshot; returns its path. Raises UsageError (code 3),
+    MissingError (1) or MalformedError (2) with the message the shell prints."""
+    if not task_id_ok(task):
+        raise UsageError(
+            "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)",
+            code=3,
+        )
+    if root is not None:
+        if not os.path.isdir(root):
+            raise UsageError("--root is not a directory", code=3)
+    else:
+        root = find_root()
+    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
+        raise MalformedError("datarim/snapshots is a symlink")
+    rel = snapshot_relpath(task)
+    path = os.path.join(root, rel)
+    try:
+        check_snapshot_file(path, task)
+    except (MissingError, MalformedError) as exc:
+        raise type(exc)(f"{rel} {exc.message}") from None
+    return path
+
+
+__all__ = [
+    "RefusedError",
+    "check_snapshot_bytes",
+    "check_snapshot_file",
+    "find_root",
+    "validate_stage_snapshot",
+]

@@ -1,0 +1,29 @@
+"""Records what the bash implementation does on a case as the case's expectations.
+
+    .venv/bin/python tests/python/bless.py <suite>/<case> [...]
+
+Read every byte it writes before committing: blessing records behaviour, it
+does not judge it. The Python port must then match the same bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from conformance import bash_runner, find_case, run_case, write_expectations
+
+
+def main(argv: list[str]) -> int:
+    for case_id in argv:
+        case = find_case(case_id)
+        if case is None:
+            print(f"bless: no such case: {case_id}", file=sys.stderr)
+            return 2
+        outcome = run_case(case, bash_runner())
+        write_expectations(case, outcome)
+        print(f"{case_id}: exit {outcome.exit}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
