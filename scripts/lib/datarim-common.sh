@@ -38,7 +38,7 @@ dr_usage() {
 # caller declares local. Returns 0, 2 after reporting a usage error, or 4 for
 # -h/--help.
 dr_parse_flags() {
-  local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing= IFS=$' \t\n'
+  local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' IFS=$' \t\n'
   shift 3
   while [ $# -gt 0 ]; do
     flag=$1
@@ -116,7 +116,7 @@ dr_now_utc() {
 # offset of that NUL (-1: none). Bash strings cannot hold NUL; this keeps its
 # position instead, which is all the byte rules need.
 dr_read_prefix() {
-  local LC_ALL=C chunk text= total=0 nul=-1 want rc
+  local LC_ALL=C chunk text='' total=0 nul=-1 want rc
   while [ "$total" -lt "$2" ]; do
     want=$(($2 - total))
     chunk=
@@ -153,7 +153,7 @@ dr_is_knowledge_base() {
 # Refuses (1) a missing root and one that is, or lies inside, a knowledge
 # base's own datarim/ directory, which would build datarim/datarim/.
 dr_resolve_root() {
-  local abs part here=$PWD there=${OLDPWD-} CDPATH=
+  local abs part here=$PWD there=${OLDPWD-} CDPATH=''
   if [ ! -d "$2" ] || ! cd -P -- "$2" 2>/dev/null; then
     dr_err "$1" "--root is not a directory"
     return 1

@@ -45,7 +45,7 @@ function expect_field(k,    line, key) {
     if (line == "---") broken("missing field: " k)
     if (key in SEEN) broken("duplicate field: " shown(key))
     if (!known(key)) broken("unknown field: " shown(key))
-    if (key != k) broken("field out of order: expected " k ", found " shown(key))
+    if (key != k) broken("expected field " k ", found " shown(key))
     SEEN[k] = 1
     if (k == "options") return line
     if (substr(line, length(k) + 1, 2) != ": " || length(line) == length(k) + 2) broken("bad " k " line")

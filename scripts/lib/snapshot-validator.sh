@@ -62,7 +62,9 @@ dr_find_root() {
 # 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
 check_stage_snapshot() {
   local prog=check-stage-snapshot status=0 root rel msg
-  local opt_task= opt_root= opt_validate_frontmatter= opt_self_test=
+  # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
+  # shellcheck disable=SC2034
+  local opt_task='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
   dr_parse_flags "$prog" "--task= --root= --validate-frontmatter --self-test" "" "$@" || status=$?
   if [ "$status" -eq 4 ]; then
     dr_usage check-stage-snapshot

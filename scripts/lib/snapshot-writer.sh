@@ -25,7 +25,7 @@ unset -f _snapshot_writer_load
 # Returns 0, or 1 after printing the refusal on stderr.
 snapshot_render() {
   local LC_ALL=C dir out status=0
-  local options_text= options_len=0 options_nul=-1 body_text body_len body_nul
+  local options_text='' options_len=0 options_nul=-1 body_text body_len body_nul
   dr_lib_dir_into dir
   if [ -n "$8" ]; then dr_read_prefix "$8" 8193 options; fi
   dr_read_prefix "$9" 8192 body
@@ -48,8 +48,8 @@ snapshot_render() {
 write_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
   local prog=snapshot-writer status=0 timeout root dir content
-  local opt_root= opt_task= opt_stage= opt_command= opt_captured_by= opt_recommended_next=
-  local opt_body_file= opt_options_file= opt_captured_at=
+  local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
+  local opt_body_file='' opt_options_file='' opt_captured_at=''
   dr_parse_flags "$prog" \
     "--root= --task= --stage= --command= --captured-by= --recommended-next= --body-file= --options-file= --captured-at=" \
     "--root --task --stage --command --captured-by --recommended-next --body-file" "$@" || status=$?

@@ -1,4 +1,4 @@
-"""Loads and runs the conformance corpus (tests/conformance/README.md) against one implementation."""
+"""Loads the conformance corpus (tests/conformance/README.md) and runs it on one implementation."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "conformance"
@@ -201,10 +201,16 @@ def sandbox_for(case: Case) -> Iterator[Path]:
         if (case.path / "root").is_dir():
             shutil.copytree(case.path / "root", sandbox / "ws", symlinks=True, dirs_exist_ok=True)
         if (case.path / "setup").exists():
-            env = dict(os.environ, CASE=str(case.path), SANDBOX=str(sandbox), ROOT=str(sandbox / "ws"))
+            env = dict(
+                os.environ, CASE=str(case.path), SANDBOX=str(sandbox), ROOT=str(sandbox / "ws")
+            )
             subprocess.run(
-                ["bash", str(case.path / "setup")], cwd=sandbox, env=env, check=True,
-                stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT,
+                ["bash", str(case.path / "setup")],
+                cwd=sandbox,
+                env=env,
+                check=True,
+                stdin=subprocess.DEVNULL,
+                timeout=RUN_TIMEOUT,
             )
         yield sandbox
     finally:
@@ -373,7 +379,7 @@ def write_expectations(case: Case, outcome: Outcome) -> None:
             target.write_bytes(data)
 
 
-def find_case(case_id: str) -> Optional[Case]:
+def find_case(case_id: str) -> Case | None:
     for case in load_cases():
         if case.id == case_id:
             return case

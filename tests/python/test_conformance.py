@@ -1,4 +1,4 @@
-"""Runs the shared conformance corpus against the Python port: its command and its in-process API."""
+"""The shared conformance corpus against the Python port: its command and its in-process API."""
 
 from __future__ import annotations
 

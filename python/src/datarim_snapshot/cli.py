@@ -1,11 +1,11 @@
-"""`datarim-snapshot <subcommand> ...`: the shell entry points' twins, same flags, bytes and codes."""
+"""`datarim-snapshot <subcommand>`: twins of the shell entry points, same flags, bytes, codes."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import BinaryIO, Callable, Optional
+from typing import BinaryIO, Callable
 
 from .console import Console
 
@@ -20,9 +20,9 @@ USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcomma
 
 
 def main(
-    argv: Optional[Sequence[str]] = None,
-    stdout: Optional[BinaryIO] = None,
-    stderr: Optional[BinaryIO] = None,
+    argv: Sequence[str] | None = None,
+    stdout: BinaryIO | None = None,
+    stderr: BinaryIO | None = None,
 ) -> int:
     """Runs one subcommand and returns its exit code; never raises for bad input."""
     args = list(sys.argv[1:] if argv is None else argv)

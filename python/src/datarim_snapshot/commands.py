@@ -79,8 +79,14 @@ def self_test(console: Console) -> int:
         with open(os.path.join(scratch, "body.md"), "wb") as handle:
             handle.write(b"self-test body\n")
         write_stage_snapshot(
-            scratch, "SELF-0001", "plan", "/dr-plan", "agent", "/dr-do",
-            os.path.join(scratch, "body.md"), captured_at="2026-01-01T00:00:00Z",
+            scratch,
+            "SELF-0001",
+            "plan",
+            "/dr-plan",
+            "agent",
+            "/dr-do",
+            os.path.join(scratch, "body.md"),
+            captured_at="2026-01-01T00:00:00Z",
         )
         check_snapshot_file(path, "SELF-0001")
         with open(path, "ab") as handle:

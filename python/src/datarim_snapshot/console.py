@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from typing import BinaryIO, Optional
+from typing import BinaryIO
 
 from .rules import shown
 
 
 class Console:
-    def __init__(self, out: Optional[BinaryIO] = None, err: Optional[BinaryIO] = None) -> None:
+    def __init__(self, out: BinaryIO | None = None, err: BinaryIO | None = None) -> None:
         self.out: BinaryIO = out if out is not None else sys.stdout.buffer
         self.err: BinaryIO = err if err is not None else sys.stderr.buffer
 

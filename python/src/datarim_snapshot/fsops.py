@@ -21,7 +21,7 @@ import socket
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from .errors import LockBusyError, RefusedError, UsageError
 
@@ -149,10 +149,8 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
     prefix = f".tmp.{tag}."
     for entry in os.listdir(directory):
         if entry.startswith(prefix):
-            try:
+            with suppress(OSError):
                 os.unlink(os.path.join(directory, entry))
-            except OSError:
-                pass
     target = os.path.join(directory, name)
     shown = f"datarim/{os.path.basename(directory)}/{name}"
     try:
@@ -162,7 +160,9 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
         pass
     tmp = os.path.join(directory, f"{prefix}{os.getpid()}.{random.randrange(32768)}")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )
         try:
             os.fchmod(fd, 0o600)
             view = memoryview(content)
@@ -186,7 +186,5 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
 
 
 def _unlink_quietly(path: str) -> None:
-    try:
+    with suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass

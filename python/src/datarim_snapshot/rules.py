@@ -11,10 +11,24 @@ import re
 
 CAP = 8192
 MARKER = b"\n<!-- snapshot-truncated, full response in session jsonl -->\n"
-STAGES = (
-    "init prd plan design do qa verify compliance archive edit publish write dream doctor "
-    "optimize auto"
-).split()
+STAGES = [
+    "init",
+    "prd",
+    "plan",
+    "design",
+    "do",
+    "qa",
+    "verify",
+    "compliance",
+    "archive",
+    "edit",
+    "publish",
+    "write",
+    "dream",
+    "doctor",
+    "optimize",
+    "auto",
+]
 CAPTURED_BY = ("agent", "operator")
 
 _TASK_ID = re.compile(r"[A-Z][A-Z0-9-]+-[0-9]{4,5}(-[A-Za-z0-9]+)*\Z")

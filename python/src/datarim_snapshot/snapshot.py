@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Optional, Union
+from typing import Union
 
 from . import fsops
 from .errors import RefusedError
@@ -35,7 +35,7 @@ def _is_cont(text: bytes, index: int) -> bool:
     return index < len(text) and 0x80 <= text[index] <= 0xBF
 
 
-def _render_options(options: Optional[bytes]) -> bytes:
+def _render_options(options: bytes | None) -> bytes:
     if options is None:
         return b"options: []\n"
     if len(options) > CAP:
@@ -69,7 +69,7 @@ def render_snapshot(
     captured_by: str,
     recommended_next: str,
     captured_at: str,
-    options: Optional[bytes],
+    options: bytes | None,
     body: bytes,
     extra: bytes = b"",
 ) -> bytes:
@@ -90,11 +90,21 @@ def render_snapshot(
         raise RefusedError("invalid --captured-at (want YYYY-MM-DDTHH:MM:SSZ, a real UTC time)")
 
     head = (
-        b"---\ntask_id: " + _raw(task)
-        + b"\nartifact: stage-snapshot\nschema_version: 1\nstage: " + _raw(stage)
-        + b"\ncommand: " + _raw(command) + b"\ncaptured_at: " + _raw(captured_at)
-        + b"\ncaptured_by: " + _raw(captured_by) + b"\nrecommended_next: " + _raw(recommended_next)
-        + b"\n" + _render_options(options) + b"size_bytes: "
+        b"---\ntask_id: "
+        + _raw(task)
+        + b"\nartifact: stage-snapshot\nschema_version: 1\nstage: "
+        + _raw(stage)
+        + b"\ncommand: "
+        + _raw(command)
+        + b"\ncaptured_at: "
+        + _raw(captured_at)
+        + b"\ncaptured_by: "
+        + _raw(captured_by)
+        + b"\nrecommended_next: "
+        + _raw(recommended_next)
+        + b"\n"
+        + _render_options(options)
+        + b"size_bytes: "
     )
     tail_false = b"\ntruncated: false\n" + extra + b"---\n\n"
     tail_true = b"\ntruncated: true\n" + extra + b"---\n\n"
@@ -117,10 +127,7 @@ def render_snapshot(
             steps += 1
         bad_cut = _is_cont(text, keep)
         truncated = True
-    if 0 <= nul < keep:
-        fault = utf8_scan(text[:nul]) or "nul"
-    else:
-        fault = utf8_scan(text[:keep])
+    fault = utf8_scan(text[:nul]) or "nul" if 0 <= nul < keep else utf8_scan(text[:keep])
     if not fault and bad_cut:
         fault = "utf8"
     if fault == "nul":
@@ -150,9 +157,9 @@ def write_stage_snapshot(
     captured_by: str,
     recommended_next: str,
     body_file: PathLike,
-    options_file: Optional[PathLike] = None,
-    captured_at: Optional[str] = None,
-) -> Optional[str]:
+    options_file: PathLike | None = None,
+    captured_at: str | None = None,
+) -> str | None:
     """Writes <root>/datarim/snapshots/<task>.snapshot.md; returns its path (None when disabled).
 
     Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "text")
 _IN_REPOSITORY = os.path.join(
@@ -11,7 +11,7 @@ _IN_REPOSITORY = os.path.join(
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def text_bytes(name: str) -> bytes:
     """The bytes of scripts/lib/text/<name>: the wheel's copy, else the repository's."""
     for directory in (_PACKAGED, _IN_REPOSITORY):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from typing import Optional
 
 from . import fsops
 from .errors import MalformedError, MissingError, RefusedError, UsageError
@@ -21,11 +20,19 @@ from .rules import (
     utf8_scan,
 )
 
-FIELDS = (
-    "task_id artifact schema_version stage command captured_at captured_by "
-    "recommended_next options size_bytes truncated"
-).split()
-_EOF = None
+FIELDS = [
+    "task_id",
+    "artifact",
+    "schema_version",
+    "stage",
+    "command",
+    "captured_at",
+    "captured_by",
+    "recommended_next",
+    "options",
+    "size_bytes",
+    "truncated",
+]
 _SIZE = re.compile(rb"[1-9][0-9]*\Z")
 
 
@@ -36,11 +43,11 @@ class _Lines:
         self.data = data
         self.pos = 0
 
-    def next(self) -> Optional[bytes]:
+    def next(self) -> bytes | None:
         end = self.data.find(b"\n", self.pos)
         if end < 0:
             self.pos = len(self.data)
-            return _EOF
+            return None
         line = self.data[self.pos : end]
         self.pos = end + 1
         return line
@@ -92,7 +99,7 @@ def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = (
 
     def field(name: str) -> bytes:
         line = lines.next()
-        if line is _EOF:
+        if line is None:
             raise MalformedError("frontmatter is not closed")
         key = _key_of(line).decode("utf-8")
         if line == b"---":
@@ -102,7 +109,7 @@ def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = (
         if key not in known:
             raise MalformedError(f"unknown field: {shown(key)}")
         if key != name:
-            raise MalformedError(f"field out of order: expected {name}, found {shown(key)}")
+            raise MalformedError(f"expected field {name}, found {shown(key)}")
         seen.add(name)
         if name == "options":
             return line
@@ -137,7 +144,7 @@ def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = (
         while True:
             mark = lines.pos
             item = lines.next()
-            if item is _EOF or not item.startswith(b"  "):
+            if item is None or not item.startswith(b"  "):
                 lines.pos = mark
                 break
             items += 1
@@ -155,12 +162,12 @@ def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = (
         raise MalformedError("bad truncated")
 
     while True:
-        line = lines.next()
-        if line == b"---":
+        extra_line = lines.next()
+        if extra_line == b"---":
             break
-        if line is _EOF:
+        if extra_line is None:
             raise MalformedError("frontmatter is not closed")
-        key = _key_of(line).decode("utf-8")
+        key = _key_of(extra_line).decode("utf-8")
         if key in seen:
             raise MalformedError(f"duplicate field: {shown(key)}")
         if key not in extra_keys:
@@ -195,7 +202,7 @@ def check_snapshot_file(path: str, task: str, extra_keys: tuple[str, ...] = ()) 
     check_snapshot_bytes(data, task, extra_keys)
 
 
-def find_root(start: Optional[str] = None) -> str:
+def find_root(start: str | None = None) -> str:
     """The nearest directory, from start upwards, holding datarim/; else start."""
     here = start if start is not None else os.getcwd()
     directory = here
@@ -211,7 +218,7 @@ def snapshot_relpath(task: str) -> str:
     return f"datarim/snapshots/{task}.snapshot.md"
 
 
-def validate_stage_snapshot(task: str, root: Optional[str] = None) -> str:
+def validate_stage_snapshot(task: str, root: str | None = None) -> str:
     """Validates the task's snapshot; returns its path. Raises UsageError (code 3),
     MissingError (1) or MalformedError (2) with the message the shell prints."""
     if not task_id_ok(task):

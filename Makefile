@@ -1,0 +1,44 @@
+# Fresh machine: `make demo` and `make test` need nothing but python3, bash and make.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+
+.PHONY: all test lint bats pytest demo bench fuzz venv clean
+
+all: test
+
+$(STAMP): python/pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e './python[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## make test: lint (shellcheck, mypy, ruff), the bats suite, the pytest suite.
+test: lint bats pytest
+
+lint: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/lint.sh
+
+bats: $(STAMP)
+	$(VENV)/bin/bats tests/bats
+
+pytest: $(STAMP)
+	$(PYTEST) tests/python
+
+## make demo: snapshots for a sample task in a throw-away workspace.
+demo: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/demo.sh
+
+## make bench: prints medians and ratios; no pass/fail.
+bench: $(STAMP)
+	$(PY) dev-tools/bench.py
+
+## make fuzz: the long property-based runs (make test runs a bounded number).
+fuzz: $(STAMP)
+	DATARIM_FUZZ_EXAMPLES=2000 $(PYTEST) tests/python -k "property or fuzz"
+
+clean:
+	rm -rf $(VENV) .bench
