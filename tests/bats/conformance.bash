@@ -21,10 +21,25 @@ conformance_slurp() {
   printf -v "$2" '%s' "${slurped%x}"
 }
 
-# conformance_tree <sandbox>: the expect/tree manifest of the sandbox.
+# conformance_find <sandbox> <case> [find tests...]: entries below the sandbox
+# except in/ and the subtrees the case's `ignore` file names.
+conformance_find() {
+  local sandbox=$1 case=$2 line
+  local -a prune=(-path "$sandbox/in")
+  shift 2
+  if [ -f "$case/ignore" ]; then
+    while IFS= read -r line || [ -n "$line" ]; do
+      line=${line%/}
+      [ -n "$line" ] && prune+=(-o -path "$sandbox/$line")
+    done <"$case/ignore"
+  fi
+  find "$sandbox" \( "${prune[@]}" \) -prune -o "$@" -print
+}
+
+# conformance_tree <sandbox> <case>: the expect/tree manifest of the sandbox.
 conformance_tree() {
   local sandbox=$1 path rel mode target line
-  find "$sandbox" -path "$sandbox/in" -prune -o -print | while IFS= read -r path; do
+  conformance_find "$sandbox" "$2" | while IFS= read -r path; do
     [ "$path" = "$sandbox" ] && continue
     rel=${path#"$sandbox"/}
     line=$(ls -ld -- "$path")
@@ -38,10 +53,10 @@ conformance_tree() {
   done | LC_ALL=C sort | cut -f2-
 }
 
-# conformance_files <sandbox>: relative paths of the regular files (in/ aside).
+# conformance_files <sandbox> <case>: relative paths of the regular files (ignored subtrees aside).
 conformance_files() {
   local sandbox=$1
-  find "$sandbox" -path "$sandbox/in" -prune -o -type f -print | while IFS= read -r path; do
+  conformance_find "$sandbox" "$2" -type f | while IFS= read -r path; do
     printf '%s\n' "${path#"$sandbox"/}"
   done
 }
@@ -65,7 +80,7 @@ conformance_case() {
     }
   fi
   mkdir -p "$backup"
-  conformance_files "$sandbox" | while IFS= read -r line; do
+  conformance_files "$sandbox" "$case" | while IFS= read -r line; do
     mkdir -p "$backup/$(dirname -- "$line")"
     cp -p -- "$sandbox/$line" "$backup/$line" 2>/dev/null || :
   done
@@ -122,7 +137,7 @@ conformance_compare() {
       failed=1
     }
   done
-  conformance_tree "$sandbox" >"$BATS_TEST_TMPDIR/tree.seen"
+  conformance_tree "$sandbox" "$case" >"$BATS_TEST_TMPDIR/tree.seen"
   if ! cmp -s "$BATS_TEST_TMPDIR/tree.seen" "$case/expect/tree"; then
     echo "tree differs:"
     diff "$BATS_TEST_TMPDIR/tree.seen" "$case/expect/tree"
@@ -146,7 +161,7 @@ conformance_compare() {
       echo "$rel: changed by the run"
       failed=1
     fi
-  done < <(conformance_files "$sandbox")
+  done < <(conformance_files "$sandbox" "$case")
   chmod -R u+rwx "$sandbox" 2>/dev/null
   return "$failed"
 }

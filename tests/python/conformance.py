@@ -19,7 +19,7 @@ from typing import Callable
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "conformance"
 SUITES = CORPUS / "suites"
-CASE_ENTRIES = {"args", "env", "stdin", "umask", "cwd", "root", "setup", "in", "expect"}
+CASE_ENTRIES = {"args", "env", "stdin", "umask", "cwd", "root", "setup", "in", "expect", "ignore"}
 EXPECT_ENTRIES = {"exit", "stdout", "stderr", "files", "tree"}
 RUN_TIMEOUT = 60
 
@@ -158,13 +158,29 @@ def _read_optional(path: Path, default: bytes = b"") -> bytes:
     return path.read_bytes() if path.exists() else default
 
 
-def list_tree(sandbox: Path) -> str:
-    """The manifest of expect/tree: every entry below the sandbox except in/."""
+def ignored_paths(case: Case) -> set[str]:
+    """in/ and the case's `ignore` lines: subtrees neither listed nor compared."""
+    paths = {"in"}
+    path = case.path / "ignore"
+    if path.exists():
+        paths |= {line.strip().rstrip("/") for line in path.read_text().splitlines() if line.strip()}
+    return paths
+
+
+def _prune(sandbox: Path, dirpath: str, dirnames: list[str], ignored: set[str]) -> None:
+    rel_dir = os.path.relpath(dirpath, sandbox)
+    dirnames[:] = [
+        d for d in dirnames if os.path.normpath(os.path.join(rel_dir, d)) not in ignored
+    ]
+
+
+def list_tree(sandbox: Path, ignored: set[str]) -> str:
+    """The manifest of expect/tree: every entry below the sandbox except ignored subtrees."""
     lines = []
     for dirpath, dirnames, filenames in os.walk(sandbox):
         rel_dir = os.path.relpath(dirpath, sandbox)
-        if rel_dir == ".":
-            dirnames[:] = [d for d in dirnames if d != "in"]
+        _prune(sandbox, dirpath, dirnames, ignored)
+        filenames = [f for f in filenames if os.path.normpath(os.path.join(rel_dir, f)) not in ignored]
         for name in dirnames + filenames:
             full = os.path.join(dirpath, name)
             rel = os.path.normpath(os.path.join(rel_dir, name))
@@ -176,13 +192,14 @@ def list_tree(sandbox: Path) -> str:
     return "".join(line + "\n" for _, line in sorted(lines))
 
 
-def regular_files(sandbox: Path) -> dict[str, bytes]:
+def regular_files(sandbox: Path, ignored: set[str]) -> dict[str, bytes]:
     files = {}
     for dirpath, dirnames, filenames in os.walk(sandbox):
-        if os.path.relpath(dirpath, sandbox) == ".":
-            dirnames[:] = [d for d in dirnames if d != "in"]
+        _prune(sandbox, dirpath, dirnames, ignored)
         for name in filenames:
             full = os.path.join(dirpath, name)
+            if os.path.relpath(full, sandbox) in ignored:
+                continue
             if stat.S_ISREG(os.lstat(full).st_mode):
                 with contextlib.suppress(PermissionError):
                     files[os.path.relpath(full, sandbox)] = Path(full).read_bytes()
@@ -302,15 +319,16 @@ def python_inprocess_runner() -> Runner:
 
 
 def run_case(case: Case, runner: Runner) -> Outcome:
+    ignored = ignored_paths(case)
     with sandbox_for(case) as sandbox:
-        before = regular_files(sandbox)
+        before = regular_files(sandbox, ignored)
         code, stdout, stderr = runner(case, sandbox)
         outcome = Outcome(
             code,
             _placeholders(stdout, case, sandbox),
             _placeholders(stderr, case, sandbox),
-            list_tree(sandbox),
-            regular_files(sandbox),
+            list_tree(sandbox, ignored),
+            regular_files(sandbox, ignored),
             before,
         )
     return outcome
