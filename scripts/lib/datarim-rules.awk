@@ -117,3 +117,24 @@ function fixed_total(fixed,    d, t) {
         d = length(t "")
     }
 }
+
+# s as a JSON string, byte for byte what Python's json.dumps(s, ensure_ascii=False)
+# gives: \" \\ \b \f \n \r \t, other C0 controls as \u00xx, everything else raw.
+function json_string(s,    out, i, n, c, b) {
+    out = "\""
+    n = length(s)
+    for (i = 1; i <= n; i++) {
+        c = substr(s, i, 1)
+        b = ORD[c]
+        if (c == "\"") out = out "\\\""
+        else if (c == "\\") out = out "\\\\"
+        else if (b >= 32) out = out c
+        else if (b == 8) out = out "\\b"
+        else if (b == 12) out = out "\\f"
+        else if (b == 10) out = out "\\n"
+        else if (b == 13) out = out "\\r"
+        else if (b == 9) out = out "\\t"
+        else out = out sprintf("\\u%04x", b)
+    }
+    return out "\""
+}
