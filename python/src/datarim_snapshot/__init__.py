@@ -6,6 +6,7 @@ contract, the same bytes, the same exit codes.
 
 from __future__ import annotations
 
+from .emit import Emission, emit_stage_snapshot
 from .errors import (
     DatarimError,
     HelpRequested,
@@ -20,6 +21,7 @@ from .validate import check_snapshot_bytes, check_snapshot_file, find_root, vali
 
 __all__ = [
     "DatarimError",
+    "Emission",
     "HelpRequested",
     "LockBusyError",
     "MalformedError",
@@ -28,6 +30,7 @@ __all__ = [
     "UsageError",
     "check_snapshot_bytes",
     "check_snapshot_file",
+    "emit_stage_snapshot",
     "find_root",
     "render_snapshot",
     "validate_stage_snapshot",

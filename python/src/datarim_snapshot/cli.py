@@ -14,6 +14,7 @@ from .console import Console
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "write": ("commands", "write_command", "dev-tools/snapshot-writer-wrapper.sh"),
     "check": ("commands", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh"),
+    "emit": ("emit", "emit_command", "dev-tools/emit-stage-snapshot.sh"),
 }
 
 USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"
