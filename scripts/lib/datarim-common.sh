@@ -213,8 +213,9 @@ dr_lock_acquire() {
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
   while ! mkdir -m 700 -- "$lock" 2>/dev/null; do
-    if [ ! -d "$lock" ] && [ ! -L "$lock" ]; then
-      # mkdir failed and nothing is there: the directory is not writable.
+    if [ ! -d "$lock" ] && [ ! -L "$lock" ] && [ ! -w "${lock%/*}" ]; then
+      # mkdir failed, nothing is there and we may not create it. (When the
+      # directory is writable, the holder just released it: try again.)
       dr_err "$prog" "cannot create lock ${lock##*/}"
       return 1
     fi
