@@ -11,6 +11,6 @@ while IFS= read -r file; do shell_files+=("$file"); done < <(
 echo "shellcheck: ${#shell_files[@]} files"
 shellcheck -x -P SCRIPTDIR -s bash "${shell_files[@]}"
 echo "mypy: python/src tests/python"
-mypy --config-file python/pyproject.toml python/src/datarim_snapshot tests/python
+mypy --config-file python/pyproject.toml python/src/datarim_snapshot tests/python dev-tools/bench.py
 echo "ruff"
-ruff check --config python/pyproject.toml python/src tests/python
+ruff check --config python/pyproject.toml python/src tests/python dev-tools/bench.py

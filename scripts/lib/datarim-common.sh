@@ -213,8 +213,9 @@ dr_lock_acquire() {
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
   while ! mkdir -m 700 -- "$lock" 2>/dev/null; do
-    if [ ! -d "$lock" ] && [ ! -L "$lock" ]; then
-      # mkdir failed and nothing is there: the directory is not writable.
+    if [ ! -d "$lock" ] && [ ! -L "$lock" ] && [ ! -w "${lock%/*}" ]; then
+      # mkdir failed, nothing is there and we may not create it. (When the
+      # directory is writable, the holder just released it: try again.)
       dr_err "$prog" "cannot create lock ${lock##*/}"
       return 1
     fi
@@ -240,7 +241,7 @@ dr_lock_release() {
 # at <dir>/<name> and renames the temp file over it. Call it holding the lock;
 # it first clears temp files that a killed writer of the same tag left.
 dr_publish() {
-  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp old_umask stale
+  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp stale status
   for stale in "$dir/.tmp.$tag".*; do
     [ -e "$stale" ] || [ -L "$stale" ] || continue
     rm -f -- "$stale" 2>/dev/null || :
@@ -250,16 +251,21 @@ dr_publish() {
     return 1
   fi
   tmp=$dir/.tmp.$tag.${BASHPID:-$$}.$RANDOM
-  old_umask=$(umask)
-  umask 077
-  if ! printf '%s' "$5" >"$tmp" 2>/dev/null; then
-    umask "$old_umask"
+  # One subshell: a private umask for the temp file (mode 600 from birth, and
+  # the caller's umask untouched), then fsync through `sync FILE`. Where sync
+  # takes no file operand (exit other than 90), a plain sync flushes all.
+  status=0
+  (
+    umask 077
+    printf '%s' "$5" >"$tmp" || exit 90
+    exec sync -- "$tmp"
+  ) 2>/dev/null || status=$?
+  if [ "$status" -eq 90 ]; then
     rm -f -- "$tmp" 2>/dev/null || :
     dr_err "$prog" "cannot write a temporary file in datarim/${dir##*/}"
     return 1
   fi
-  umask "$old_umask"
-  sync -- "$tmp" 2>/dev/null || sync || :
+  [ "$status" -eq 0 ] || sync || :
   if [ -L "$target" ]; then rm -f -- "$target" 2>/dev/null || :; fi
   if ! mv -f -- "$tmp" "$target" 2>/dev/null; then
     rm -f -- "$tmp" 2>/dev/null || :

@@ -171,9 +171,7 @@ def ignored_paths(case: Case) -> set[str]:
 
 def _prune(sandbox: Path, dirpath: str, dirnames: list[str], ignored: set[str]) -> None:
     rel_dir = os.path.relpath(dirpath, sandbox)
-    dirnames[:] = [
-        d for d in dirnames if os.path.normpath(os.path.join(rel_dir, d)) not in ignored
-    ]
+    dirnames[:] = [d for d in dirnames if os.path.normpath(os.path.join(rel_dir, d)) not in ignored]
 
 
 def list_tree(sandbox: Path, ignored: set[str]) -> str:

@@ -41,3 +41,17 @@ def test_python_command(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_python_api(case: Case) -> None:
     _check(case, "python", mismatches(case, run_case(case, python_inprocess_runner())))
+
+
+def test_failsafe_an_implementation_that_does_nothing_fails_the_corpus() -> None:
+    """Proves the suite can fail: `true` exits 0, prints nothing, writes nothing."""
+    from conformance import run_subprocess
+
+    noop = run_subprocess(["true"])
+    passing = [case.id for case in CASES if not mismatches(case, run_case(case, noop))]
+    # Only cases whose whole expectation is "exit 0, no output, nothing written" may pass.
+    for case_id in passing:
+        case = next(c for c in CASES if c.id == case_id)
+        assert (case.path / "expect" / "exit").read_text().strip() == "0"
+        assert not (case.path / "expect" / "files").exists()
+    assert len(passing) < len(CASES) / 10
