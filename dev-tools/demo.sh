@@ -13,21 +13,50 @@ cd "$work"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@"; }
 
-write_stage() { # <stage> <command> <recommended-next> <body text> <options text>
-  printf '%s\n' "$4" >"$work/answer.md"
-  printf '%s' "$5" >"$work/options.txt"
-  show "$tools/snapshot-writer-wrapper.sh" --root "$root" --task DEMO-0001 --stage "$1" \
-    --command "$2" --captured-by agent --recommended-next "$3" \
-    --body-file "$work/answer.md" --options-file "$work/options.txt"
+emit_stage() { # <stage> <command> [--dry-run]; the stage's answer, ending in its CTA block, on stdin
+  cat >"$work/answer.md"
+  # One call from the stage's answer to its snapshot: no hand-made options file.
+  show "$tools/emit-stage-snapshot.sh" --root "$root" --task DEMO-0001 --stage "$1" \
+    --command "$2" --response-file "$work/answer.md" ${3+"$3"}
+  [ $# -eq 3 ] && return 0
   show "$tools/check-stage-snapshot-on-exit.sh" --task DEMO-0001 --root "$root"
   echo "valid (exit $?)"
 }
 
 step "Workspace: $root"
-write_stage init /dr-init /dr-plan "Task DEMO-0001 created: add retries to the fetcher." \
-  $'/dr-plan DEMO-0001 | plan the work\n/dr-status | escape hatch\n'
-write_stage plan /dr-plan /dr-verify $'Plan: 3 steps.\n1. backoff helper\n2. wire into fetcher\n3. tests' \
-  $'/dr-verify DEMO-0001 | tri-layer plan verification\n/dr-do DEMO-0001 | TDD implementation\n/dr-status | escape hatch\n'
+emit_stage init /dr-init <<'EOF'
+**DEMO-0001 · Retries for the fetcher**
+
+Task DEMO-0001 created: add retries to the fetcher.
+
+---
+
+**Следующий шаг — DEMO-0001** (L2, init)
+
+1. `/dr-plan DEMO-0001` — **рекомендуется** — plan the work
+2. `/dr-status` — backlog overview
+
+---
+EOF
+plan_answer() {
+  cat <<'EOF'
+**DEMO-0001 · Retries for the fetcher**
+
+Plan: 3 steps. 1) backoff helper 2) wire into fetcher 3) tests.
+
+---
+
+**Следующий шаг — DEMO-0001** (L2, planned)
+
+1. `/dr-do DEMO-0001` — альтернатива — TDD implementation
+2. `/dr-verify DEMO-0001` — **рекомендуется** — tri-layer plan verification
+3. `/dr-status` — escape hatch
+
+---
+EOF
+}
+plan_answer | emit_stage plan /dr-plan --dry-run
+plan_answer | emit_stage plan /dr-plan
 
 step "The Python port writes the same bytes (stage do)"
 printf 'Implemented: backoff helper, fetcher wiring, 12 tests green.\n' >"$work/answer.md"
