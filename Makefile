@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: all test lint bats pytest demo bench fuzz venv clean
+.PHONY: all test lint bats pytest demo bench bench-load fuzz venv clean
 
 all: test
 
@@ -35,6 +35,11 @@ demo: $(STAMP)
 ## make bench: prints medians and ratios; no pass/fail.
 bench: $(STAMP)
 	$(PY) dev-tools/bench.py
+
+## make bench also prints the load figures (32 writers at once).
+bench: bench-load
+bench-load: $(STAMP)
+	$(PY) dev-tools/bench-load.py
 
 ## make fuzz: the long property-based runs (make test runs a bounded number).
 fuzz: $(STAMP)

@@ -318,7 +318,7 @@ dr_lock_recover() {
 # polling every 20 ms; 0 held, 1 cannot lock, 3 timed out. A live writer's
 # lock is never broken; an orphaned one is taken over (see above).
 dr_lock_acquire() {
-  local prog=$1 lock=$2 tries pid start host record status
+  local prog=$1 lock=$2 tries pid start host record status began=$SECONDS
   local dr_lock_seen='' dr_lock_seen_polls=0 DR_LOCK_ORPHAN_GRACE=2
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
@@ -345,7 +345,8 @@ dr_lock_acquire() {
     elif dr_lock_recover "$lock" "$record"; then
       return 0
     fi
-    if [ "$tries" -le 0 ]; then
+    # 50 polls a second, or the clock when polls run slow (a loaded machine).
+    if [ "$tries" -le 0 ] || [ $((SECONDS - began)) -gt "$3" ]; then
       dr_err "$prog" "lock busy: another writer holds ${lock##*/} (waited $3 s); retry later"
       return 3
     fi
