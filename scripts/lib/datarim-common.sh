@@ -217,7 +217,7 @@ dr_process_start() {
 # dr_host_name <out-var>: the kernel's host name (what Python's gethostname gives).
 dr_host_name() {
   local name=
-  { IFS= read -r name || :; } 2>/dev/null </proc/sys/kernel/hostname
+  { IFS= read -r name || :; } 2>/dev/null </proc/sys/kernel/hostname || :
   printf -v "$1" '%s' "${name:-${HOSTNAME:-}}"
 }
 
@@ -267,7 +267,7 @@ dr_lock_take_over() {
   local LC_ALL=C aside moved=
   aside=$1/owner.aside.${BASHPID:-$$}.$RANDOM
   mv -f -- "$1/owner" "$aside" 2>/dev/null || return 1
-  { IFS= read -r -d '' -n 512 moved || :; } 2>/dev/null <"$aside"
+  { IFS= read -r -d '' -n 512 moved || :; } 2>/dev/null <"$aside" || :
   if [ "$moved" != "$3" ]; then
     # Not the record we judged: a live writer's. Give it back.
     mv -f -- "$aside" "$1/owner" 2>/dev/null || :
