@@ -34,7 +34,12 @@ function key_of(line,    c) {
 }
 
 function known(k) {
-    return index(FIELDS, " " k " ") > 0 || index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0
+    return k != "" && (index(FIELDS, " " k " ") > 0 || extra_key(k))
+}
+
+# An optional field another artefact adds after truncated (never the empty key).
+function extra_key(k) {
+    return k != "" && index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0
 }
 
 # Reads the line that should hold field k and returns its value.
@@ -107,12 +112,11 @@ BEGIN {
     truncated = expect_field("truncated")
     if (truncated != "true" && truncated != "false") broken("bad truncated")
 
-    extra = " " ENVIRON["DR_EXTRA_KEYS"] " "
     while ((line = next_line()) != "---") {
         if (line == "\001EOF") broken("frontmatter is not closed")
         key = key_of(line)
         if (key in SEEN) broken("duplicate field: " shown(key))
-        if (!index(extra, " " key " ")) broken("unknown field: " shown(key))
+        if (!extra_key(key)) broken("unknown field: " shown(key))
         SEEN[key] = 1
         EXTRA[key] = substr(line, length(key) + 3)
     }
