@@ -27,7 +27,9 @@ unset -f _emit_load
 emit_parse_cta() {
   local LC_ALL=C dir out status=0 stage_id nl=$'\n'
   dr_lib_dir_into dir
-  out=$(DR_TASK=$3 exec awk -f "$dir/datarim-rules.awk" -f "$dir/cta-parse.awk" 2>/dev/null <"$2") ||
+  # Some awks (BusyBox, macOS) end a line at NUL. NUL and SOH get the same
+  # verdict from the CTA rules (a control character), so hand awk SOH instead.
+  out=$(tr '\000' '\001' <"$2" | DR_TASK=$3 awk -f "$dir/datarim-rules.awk" -f "$dir/cta-parse.awk" 2>/dev/null) ||
     status=$?
   stage_id=${out%%"$nl"*}
   out=${out#*"$nl"}
