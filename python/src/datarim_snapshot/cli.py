@@ -14,6 +14,12 @@ from .console import Console
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "write": ("commands", "write_command", "dev-tools/snapshot-writer-wrapper.sh"),
     "check": ("commands", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh"),
+    "replay": ("resume", "replay_command", "dev-tools/render-replay-prompt.sh"),
+    "resume": ("resume", "resume_command", "dev-tools/resume-task.sh"),
+    "session-start-hook": ("hook", "session_start_command", "dev-tools/session-start-hook.sh"),
+    "show": ("lifecycle", "show_command", "dev-tools/snapshot-show.sh"),
+    "list": ("lifecycle", "list_command", "dev-tools/snapshot-list.sh"),
+    "archive": ("lifecycle", "archive_command", "dev-tools/snapshot-archive.sh"),
 }
 
 USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"
