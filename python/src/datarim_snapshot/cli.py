@@ -45,5 +45,6 @@ def main(
 
 def run() -> None:
     code = main()
-    sys.stdout.flush()
+    if sys.stdout is not None:  # None when the caller closed it
+        sys.stdout.flush()
     raise SystemExit(code)

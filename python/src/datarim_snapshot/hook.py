@@ -63,9 +63,7 @@ def parse_payload(data: bytes) -> tuple[str, str] | None:
     verdicts as scripts/lib/hook-payload.awk."""
     try:
         # parse_int=float: no digit-count limit, which the awk reader does not have.
-        payload = json.loads(
-            data.decode("utf-8"), parse_constant=_reject_constant, parse_int=float
-        )
+        payload = json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=float)
     except (ValueError, RecursionError):
         return None
     if not isinstance(payload, dict) or _depth(payload) > MAX_DEPTH:

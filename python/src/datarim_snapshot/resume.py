@@ -209,12 +209,16 @@ def units(text: str) -> int:
     return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
+def cut_marker(budget: int) -> str:
+    return f"\n\n[datarim: cut to fit the {budget}-character budget of the SessionStart hook]\n"
+
+
 def cut_to_budget(text: str, budget: int) -> str | None:
     """text cut to at most budget units, on a character boundary, with a visible
     marker; None when even the marker does not fit."""
     if units(text) <= budget:
         return text
-    marker = f"\n\n[datarim: cut to fit the {budget}-character budget of the SessionStart hook]\n"
+    marker = cut_marker(budget)
     room = budget - len(marker)
     if room < 0:
         return None
