@@ -30,7 +30,6 @@ LEGACY_DOCUMENTS = (
     "datarim/tasks/{task}-init-task.md",
     "datarim/activeContext.md",
 )
-READ_ALL = 2147483647
 
 _HEADING = re.compile(rb"#{1,2}(?:[ \t]|\Z)")
 _BULLET = re.compile(rb"- \*\*(.+?)\*\*")
@@ -146,9 +145,9 @@ def snapshot_text(cta: bytes, body: bytes) -> bytes:
     return notice + render_replay_prompt(cta, body)
 
 
-def legacy_documents(root: str, task: str, limit: int = READ_ALL) -> list[LegacyDocument]:
+def legacy_documents(root: str, task: str, limit: int | None = None) -> list[LegacyDocument]:
     """Each legacy document that is a readable regular file, in the fallback order,
-    read up to limit bytes and cut at its first NUL."""
+    read whole (or up to limit bytes) and cut at its first NUL."""
     documents = []
     for pattern in LEGACY_DOCUMENTS:
         rel = pattern.format(task=task)
@@ -156,7 +155,11 @@ def legacy_documents(root: str, task: str, limit: int = READ_ALL) -> list[Legacy
         if not (os.path.isfile(path) and os.access(path, os.R_OK)):
             continue
         try:
-            data = fsops.read_prefix(path, limit)
+            if limit is None:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            else:
+                data = fsops.read_prefix(path, limit)
         except OSError:
             continue
         nul = data.find(b"\0")
@@ -241,7 +244,7 @@ def hook_output(text: str) -> bytes:
 
 
 def resume_output(
-    fmt: str, root: str, task: str, budget: int = 0, read_limit: int = READ_ALL
+    fmt: str, root: str, task: str, budget: int = 0, read_limit: int | None = None
 ) -> bytes | None:
     """The resume output in fmt (text, json or hook): the replay prompt of a valid
     snapshot, else the legacy documents. None when there is nothing to print."""
