@@ -14,7 +14,7 @@ run() {
   shift
   if [ "${DEMO_IMPL:-bash}" = python ]; then
     case $name in
-      snapshot-writer-wrapper) name=write ;;
+      snapshot-writer-wrapper) name='write' ;;
       render-replay-prompt) name=replay ;;
       resume-task) name=resume ;;
       snapshot-list) name=list ;;
