@@ -103,14 +103,21 @@ resume_read_snapshot() {
 # resume_option_command <option> <out-var>: the command of an options item,
 # the text before the first " | " (all of it when there is none).
 # resume_first_word <text> <out-var>: the text up to the first space or tab.
-resume_option_command() { printf -v "$2" '%s' "${1%% | *}"; }
-resume_first_word() { printf -v "$2" '%s' "${1%%[ $'\t']*}"; }
+# (Byte-wise, whatever the caller's locale, like every helper below.)
+resume_option_command() {
+  local LC_ALL=C
+  printf -v "$2" '%s' "${1%% | *}"
+}
+resume_first_word() {
+  local LC_ALL=C
+  printf -v "$2" '%s' "${1%%[ $'\t']*}"
+}
 
 # resume_recommended_cta <task> <recommended-next> <options> <out-var>: the
 # first option whose command's first word is recommended_next's first word,
 # verbatim; else recommended_next followed by " <task>".
 resume_recommended_cta() {
-  local want option command word rest=$3
+  local LC_ALL=C want option command word rest=$3
   resume_first_word "$2" want
   while [ -n "$rest" ]; do
     option=${rest%%$'\n'*}
@@ -128,7 +135,7 @@ resume_recommended_cta() {
 # resume_chosen_cta <choice> <options> <out-var>: the operator's override, the
 # first option whose command (or its first word) is <choice>; 1 when none is.
 resume_chosen_cta() {
-  local option command word rest=$2
+  local LC_ALL=C option command word rest=$2
   while [ -n "$rest" ]; do
     option=${rest%%$'\n'*}
     rest=${rest#*$'\n'}
@@ -145,7 +152,7 @@ resume_chosen_cta() {
 # resume_options_listing <options> <out-var>: the options' commands for a
 # message, quoted and comma-separated.
 resume_options_listing() {
-  local option command rest=$1 listing=''
+  local LC_ALL=C option command rest=$1 listing=''
   while [ -n "$rest" ]; do
     option=${rest%%$'\n'*}
     rest=${rest#*$'\n'}

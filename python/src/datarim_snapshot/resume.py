@@ -282,6 +282,24 @@ def _hook(text: str, budget: int) -> bytes | None:
     return None if cut is None else hook_output(cut)
 
 
+def replay_prompt(task: str, root: str | None = None, option: str | None = None) -> bytes:
+    """The replay prompt of the task's valid snapshot (render-replay-prompt's output).
+
+    Raises UsageError (3) for a bad task ID or an option that names no option,
+    MissingError (1) or MalformedError (2) when the caller must fall back."""
+    if not task_id_ok(task):
+        raise UsageError(BAD_TASK, code=3)
+    snapshot = read_snapshot(resolve_root(root), task)
+    if option is None:
+        return snapshot_text(
+            recommended_cta(task, snapshot.recommended_next, snapshot.options), snapshot.body
+        )
+    cta = chosen_cta(os.fsencode(option), snapshot.options)
+    if cta is None:
+        raise UsageError(f"--option {option} matches no option of {task}", code=3)
+    return snapshot_text(cta, snapshot.body)
+
+
 def replay_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/render-replay-prompt.sh."""
     try:
