@@ -31,7 +31,7 @@ session_start_payload() {
   [ "$payload_len" -le 65536 ] || return 1
   dr_lib_dir_into dir
   fields=$(DR_PAYLOAD=$payload_text DR_PAYLOAD_NUL=$payload_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/hook-payload.awk" </dev/null) || status=$?
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/hook-payload.awk" </dev/null) || status=$?
   [ "$status" -eq 0 ] || return 1
   printf -v "$1" '%s' "${fields%%$'\n'*}"
   printf -v "$2" '%s' "${fields#*$'\n'}"

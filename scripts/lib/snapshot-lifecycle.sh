@@ -28,7 +28,7 @@ unset -f _lifecycle_load
 lifecycle_render() {
   local LC_ALL=C dir out status=0
   dr_lib_dir_into dir
-  out=$(printf '%s' "$2" | DR_MODE=$1 awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-lifecycle.awk") || status=$?
+  out=$(printf '%s' "$2" | DR_MODE=$1 LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-lifecycle.awk") || status=$?
   if [ "$status" -ne 0 ]; then
     printf -v "$3" '%s' "$out"
     return "$status"

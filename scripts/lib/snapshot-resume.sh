@@ -181,7 +181,7 @@ resume_render() {
   dr_lib_dir_into dir
   out=$(printf '%s' "$5" | DR_FORMAT=$1 DR_SOURCE=$2 DR_TASK=$3 DR_BUDGET=$4 DR_STAGE=${6:-} \
     DR_CAPTURED_AT=${7:-} DR_NEXT=${8:-} DR_OPTIONS=${9:-} DR_CTA=${10:-} DR_TRUNCATED=${11:-} \
-    awk -f "$dir/datarim-rules.awk" -f "$dir/resume-render.awk") || status=$?
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/resume-render.awk") || status=$?
   [ "$status" -eq 0 ] || return 1
   printf '%s' "${out%.}"
 }

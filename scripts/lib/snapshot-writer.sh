@@ -33,7 +33,7 @@ snapshot_render() {
     DR_CAPTURED_AT=$7 DR_EXTRA=${10:-} \
     DR_OPTIONS=$options_text DR_OPTIONS_LEN=$options_len DR_OPTIONS_NUL=$options_nul \
     DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
   if [ "$status" -ne 0 ]; then
     dr_err snapshot-writer "${out:-cannot render the snapshot}"
     return 1

@@ -90,3 +90,26 @@ hook() {
       { echo "$impl: $status $output"; return 1; }
   done
 }
+
+@test "awk always runs in the C locale, even when the caller sets only LANG (byte-exact on gawk too)" {
+  # A stand-in awk that refuses to run unless LC_ALL=C reaches it: a
+  # multibyte-aware awk (gawk) would otherwise count characters, not bytes.
+  mkdir -p "$BATS_TEST_TMPDIR/bin" "$WS/datarim/tasks"
+  printf '#!/bin/sh\n[ "$LC_ALL" = C ] || { echo "awk without LC_ALL=C" >&2; exit 99; }\nexec %s "$@"\n' \
+    "$(command -v awk)" >"$BATS_TEST_TMPDIR/bin/awk"
+  chmod +x "$BATS_TEST_TMPDIR/bin/awk"
+  printf 'ж legacy ж\n' >"$WS/datarim/tasks/TUNE-0777-task-description.md"
+  payload='{"source":"clear","cwd":"'$WS'"}'
+  for step in "snapshot-writer-wrapper.sh --root . --task TUNE-0254 --stage do --command /dr-do --captured-by agent --recommended-next /dr-qa --body-file datarim/tasks/TUNE-0777-task-description.md" \
+    "render-replay-prompt.sh --task TUNE-0254 --json" "resume-task.sh --task TUNE-0777 --json" \
+    "snapshot-show.sh TUNE-0254 --json" "snapshot-list.sh" "session-start-hook.sh" "snapshot-archive.sh TUNE-0254"; do
+    run env -i PATH="$BATS_TEST_TMPDIR/bin:$PATH" LANG=C.UTF-8 HOME="$HOME" bash -c \
+      'cd "$1" && printf "%s" "$2" | "$3" $4' _ "$WS" "$payload" "$REPO/dev-tools/${step%% *}" "${step#"${step%% *}"}"
+    # (The hook exits 0 whatever happens: its output shows it worked; the writer prints nothing.)
+    [ "$status" -eq 0 ] && [[ $output != *"without LC_ALL"* ]] &&
+      { [ -n "$output" ] || [ "${step%% *}" = snapshot-writer-wrapper.sh ]; } || {
+      echo "$step: $status $output"
+      return 1
+    }
+  done
+}
