@@ -95,6 +95,7 @@ hook() {
   # A stand-in awk that refuses to run unless LC_ALL=C reaches it: a
   # multibyte-aware awk (gawk) would otherwise count characters, not bytes.
   mkdir -p "$BATS_TEST_TMPDIR/bin" "$WS/datarim/tasks"
+  # shellcheck disable=SC2016 # the stand-in's own script
   printf '#!/bin/sh\n[ "$LC_ALL" = C ] || { echo "awk without LC_ALL=C" >&2; exit 99; }\nexec %s "$@"\n' \
     "$(command -v awk)" >"$BATS_TEST_TMPDIR/bin/awk"
   chmod +x "$BATS_TEST_TMPDIR/bin/awk"
@@ -103,6 +104,7 @@ hook() {
   for step in "snapshot-writer-wrapper.sh --root . --task TUNE-0254 --stage do --command /dr-do --captured-by agent --recommended-next /dr-qa --body-file datarim/tasks/TUNE-0777-task-description.md" \
     "render-replay-prompt.sh --task TUNE-0254 --json" "resume-task.sh --task TUNE-0777 --json" \
     "snapshot-show.sh TUNE-0254 --json" "snapshot-list.sh" "session-start-hook.sh" "snapshot-archive.sh TUNE-0254"; do
+    # shellcheck disable=SC2016 # expanded by the inner shell
     run env -i PATH="$BATS_TEST_TMPDIR/bin:$PATH" LANG=C.UTF-8 HOME="$HOME" bash -c \
       'cd "$1" && printf "%s" "$2" | "$3" $4' _ "$WS" "$payload" "$REPO/dev-tools/${step%% *}" "${step#"${step%% *}"}"
     # (The hook exits 0 whatever happens: its output shows it worked; the writer prints nothing.)
