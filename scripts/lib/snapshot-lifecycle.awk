@@ -63,11 +63,17 @@ function cell(s, w) {
     return s sprintf("%" (w - width(s)) "s", "")
 }
 
+# Reads every row (all of stdin, so the writer never meets a closed pipe).
+function read_rows(    line) {
+    NROWS = 0
+    while ((getline line) > 0) ROWS[++NROWS] = line
+}
+
 function list_output(json,    now, n, k, f, C, W, c, line, out, age, valid) {
     now = epoch(ENVIRON["DR_NOW"])
     n = 0
-    while ((getline line) > 0) {
-        split(line, f, "\t")
+    for (k = 1; k <= NROWS; k++) {
+        split(ROWS[k], f, "\t")
         n++
         valid = f[2] == "valid"
         age = valid ? now - epoch(f[4]) : ""
@@ -107,9 +113,9 @@ function list_output(json,    now, n, k, f, C, W, c, line, out, age, valid) {
 
 BEGIN {
     rules_init()
-    FS = "\t"
     mode = ENVIRON["DR_MODE"]
     if (mode == "show-json") { printf "%s.", show_json(); exit 0 }
+    read_rows()
     if (!is_timestamp(ENVIRON["DR_NOW"])) {
         printf "DATARIM_NOW must be YYYY-MM-DDTHH:MM:SSZ, a real UTC time"
         exit 3
