@@ -1,9 +1,11 @@
 # Decides whether a stage snapshot may be trusted (CONTRACT §3).
 # ENVIRON: DR_TASK (the ID in the file name, already checked), DR_EXTRA_KEYS
 #          (space-separated optional fields allowed after `truncated`),
-#          DR_FILE/_LEN/_NUL: at most CAP+1 bytes of the file (datarim-rules.awk).
-# Prints nothing and exits 0 when valid; else the first broken rule on
-# stdout and exit 2. Needs datarim-rules.awk before it.
+#          DR_FILE/_LEN/_NUL: at most CAP+1 bytes of the file (datarim-rules.awk),
+#          DR_EMIT_FIELDS: "1" to hand back what was validated (see emit_fields).
+# Exits 0 when valid, printing nothing (or, with DR_EMIT_FIELDS, the fields);
+# else prints the first broken rule on stdout and exits 2. Needs
+# datarim-rules.awk before it.
 
 function broken(msg) {
     printf "%s", msg
@@ -57,19 +59,37 @@ function expect_field(k,    line, key) {
     return substr(line, length(k) + 3)
 }
 
-function check_option_item(line, n,    arr, m, i, b, esc) {
+# Checks one options item; returns its text with the YAML quoting undone.
+function check_option_item(line, n,    arr, m, i, b, esc, text) {
     if (substr(line, 1, 5) != "  - \"" || length(line) < 8 || substr(line, length(line)) != "\"")
         broken("bad options item " n)
     m = str_bytes(substr(line, 6, length(line) - 6), arr)
     esc = 0
+    text = ""
     for (i = 1; i <= m; i++) {
         b = arr[i]
-        if (esc) { if (b != 92 && b != 34) broken("bad options item " n); esc = 0 }
+        if (esc) { if (b != 92 && b != 34) broken("bad options item " n); esc = 0; text = text CHR[b] }
         else if (b == 92) esc = 1
         else if (b == 34) broken("bad options item " n)
+        else text = text CHR[b]
     }
     if (esc) broken("bad options item " n)
     if (utf8_scan(arr, 1, m, 1, 1) != "") broken("bad options item " n)
+    return text
+}
+
+# The validated fields, one "name value" line each, for a reader that must
+# use exactly what was checked: stage, command, captured_at, captured_by,
+# recommended_next, one "option <text>" line per item (quoting undone),
+# size_bytes, truncated, "extra <key> <value>" per optional field in file
+# order, and last body_offset (bytes before the body). No value holds a LF.
+function emit_fields(    i) {
+    printf "stage %s\ncommand %s\ncaptured_at %s\ncaptured_by %s\nrecommended_next %s\n", \
+        STAGE, COMMAND, CAPTURED_AT, CAPTURED_BY, NEXT
+    for (i = 1; i <= items; i++) printf "option %s\n", OPT[i]
+    printf "size_bytes %s\ntruncated %s\n", size, truncated
+    for (i = 1; i <= nextra; i++) printf "extra %s %s\n", EXTRA_KEY[i], EXTRA[EXTRA_KEY[i]]
+    printf "body_offset %d", POS - 1
 }
 
 BEGIN {
@@ -87,22 +107,28 @@ BEGIN {
     if (v != ENVIRON["DR_TASK"]) broken("task_id " shown(v) " does not match the file name")
     if (expect_field("artifact") != "stage-snapshot") broken("artifact is not stage-snapshot")
     if (expect_field("schema_version") != "1") broken("schema_version is not 1")
-    if (!is_stage(expect_field("stage"))) broken("bad stage")
-    fault = slash_command_fault(expect_field("command"))
+    STAGE = expect_field("stage")
+    if (!is_stage(STAGE)) broken("bad stage")
+    COMMAND = expect_field("command")
+    fault = slash_command_fault(COMMAND)
     if (fault != "") broken("bad command: " fault)
-    if (!is_timestamp(expect_field("captured_at"))) broken("bad captured_at")
-    if (!is_captured_by(expect_field("captured_by"))) broken("bad captured_by")
-    fault = slash_command_fault(expect_field("recommended_next"))
+    CAPTURED_AT = expect_field("captured_at")
+    if (!is_timestamp(CAPTURED_AT)) broken("bad captured_at")
+    CAPTURED_BY = expect_field("captured_by")
+    if (!is_captured_by(CAPTURED_BY)) broken("bad captured_by")
+    NEXT = expect_field("recommended_next")
+    fault = slash_command_fault(NEXT)
     if (fault != "") broken("bad recommended_next: " fault)
 
+    items = 0
     line = expect_field("options")
     if (line == "options:") {
-        items = 0
         while (1) {
             mark = POS
             line = next_line()
             if (substr(line, 1, 2) != "  ") { POS = mark; break }
-            check_option_item(line, ++items)
+            items++
+            OPT[items] = check_option_item(line, items)
         }
         if (items == 0) broken("options is not a list")
     } else if (line != "options: []") broken("options is not a list")
@@ -118,6 +144,7 @@ BEGIN {
         if (key in SEEN) broken("duplicate field: " shown(key))
         if (!extra_key(key)) broken("unknown field: " shown(key))
         SEEN[key] = 1
+        EXTRA_KEY[++nextra] = key
         EXTRA[key] = substr(line, length(key) + 3)
     }
     if (next_line() != "") broken("no blank line after the frontmatter")
@@ -129,5 +156,6 @@ BEGIN {
         for (i = N - m + 1; i <= N; i++) tail = tail CHR[B[i]]
         if (tail != MARKER) broken("truncated is true but the body does not end with the truncation marker")
     }
+    if (ENVIRON["DR_EMIT_FIELDS"] == "1") emit_fields()
     exit 0
 }

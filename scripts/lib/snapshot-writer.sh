@@ -45,7 +45,7 @@ snapshot_render_core() {
     DR_CAPTURED_AT=$8 DR_EXTRA=${14:-} DR_BODY_FLAG=${12} \
     DR_OPTIONS=$9 DR_OPTIONS_LEN=${10} DR_OPTIONS_NUL=${11} \
     DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
   if [ "$status" -ne 0 ]; then
     dr_err "$2" "${out:-cannot render the snapshot}"
     return 1

@@ -16,8 +16,16 @@ from .errors import (
     RefusedError,
     UsageError,
 )
+from .resume import replay_prompt, resume_output
 from .snapshot import render_snapshot, write_stage_snapshot
-from .validate import check_snapshot_bytes, check_snapshot_file, find_root, validate_stage_snapshot
+from .validate import (
+    StageSnapshot,
+    check_snapshot_bytes,
+    check_snapshot_file,
+    find_root,
+    read_stage_snapshot,
+    validate_stage_snapshot,
+)
 
 __all__ = [
     "DatarimError",
@@ -27,12 +35,16 @@ __all__ = [
     "MalformedError",
     "MissingError",
     "RefusedError",
+    "StageSnapshot",
     "UsageError",
     "check_snapshot_bytes",
     "check_snapshot_file",
     "emit_stage_snapshot",
     "find_root",
+    "read_stage_snapshot",
     "render_snapshot",
+    "replay_prompt",
+    "resume_output",
     "validate_stage_snapshot",
     "write_stage_snapshot",
 ]
