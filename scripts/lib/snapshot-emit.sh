@@ -29,7 +29,7 @@ emit_parse_cta() {
   dr_lib_dir_into dir
   # Some awks (BusyBox, macOS) end a line at NUL. NUL and SOH get the same
   # verdict from the CTA rules (a control character), so hand awk SOH instead.
-  out=$(tr '\000' '\001' <"$2" | DR_TASK=$3 awk -f "$dir/datarim-rules.awk" -f "$dir/cta-parse.awk" 2>/dev/null) ||
+  out=$(tr '\000' '\001' <"$2" | LC_ALL=C DR_TASK=$3 awk -f "$dir/datarim-rules.awk" -f "$dir/cta-parse.awk" 2>/dev/null) ||
     status=$?
   stage_id=${out%%"$nl"*}
   out=${out#*"$nl"}
