@@ -100,3 +100,21 @@ echo "exit $status"
 
 step "Snapshots in the workspace"
 ls -l "$root/datarim/snapshots"
+
+step "Git anchoring: the snapshot records where the code stood, and replay notices a commit"
+repo=$work/repo
+export GIT_CEILING_DIRECTORIES=$work # never look at a repository enclosing the demo
+export GIT_AUTHOR_NAME=Demo GIT_AUTHOR_EMAIL=demo@example.com
+export GIT_COMMITTER_NAME=Demo GIT_COMMITTER_EMAIL=demo@example.com
+mkdir -p "$repo"
+git -C "$repo" init -q -b main
+printf 'def fetch(): ...\n' >"$repo/fetcher.py"
+git -C "$repo" add fetcher.py
+git -C "$repo" commit -q -m "fetcher"
+plan_answer >"$work/answer.md"
+show "$tools/emit-stage-snapshot.sh" --root "$repo" --task DEMO-0001 --stage plan \
+  --command /dr-plan --response-file "$work/answer.md"
+grep -E '^git_' "$repo/datarim/snapshots/DEMO-0001.snapshot.md"
+printf 'def fetch(retries=3): ...\n' >"$repo/fetcher.py"
+show git -C "$repo" commit -q -am "fetcher: retries"
+show "$tools/render-replay-prompt.sh" --task DEMO-0001 --root "$repo"

@@ -7,6 +7,7 @@
 #          DR_BUDGET   hook only: the most characters additionalContext may hold
 #          DR_STAGE DR_CAPTURED_AT DR_NEXT DR_CTA DR_TRUNCATED, and DR_OPTIONS
 #                      (the items, each followed by LF): a snapshot's fields
+#          DR_DRIFT    a snapshot's drift facts (git_anchor_drift), or empty
 # stdin:   frames "<name>\n<byte length>\n<bytes>\n": for a snapshot one, the
 #          resume text; for legacy one per document, named by its path.
 # Prints the output and then "." (so a shell capture keeps final newlines);
@@ -62,7 +63,26 @@ function snapshot_json() {
         ",\"options\":" json_list(ENVIRON["DR_OPTIONS"]) \
         ",\"cta\":" json_string(ENVIRON["DR_CTA"]) \
         ",\"truncated\":" (ENVIRON["DR_TRUNCATED"] == "true" ? "true" : "false") \
+        drift_json(ENVIRON["DR_DRIFT"]) \
         ",\"prompt\":" json_string(TEXT[1]) "}"
+}
+
+function json_or_null(s) {
+    return s == "" ? "null" : json_string(s)
+}
+
+# ",\"drift\":{...}" for git_anchor_drift's eight lines; "" when there are none.
+function drift_json(facts,    F) {
+    if (facts == "") return ""
+    split(facts, F, "\n")
+    return ",\"drift\":{\"recorded_head\":" json_string(F[1]) \
+        ",\"recorded_branch\":" json_or_null(F[2]) \
+        ",\"recorded_dirty\":" (F[3] == "true" ? "true" : "false") \
+        ",\"current_head\":" json_string(F[4]) \
+        ",\"current_branch\":" json_or_null(F[5]) \
+        ",\"relation\":" json_string(F[6]) \
+        ",\"commits_ahead\":" (F[7] == "" ? "null" : F[7] + 0) \
+        ",\"commits_behind\":" (F[8] == "" ? "null" : F[8] + 0) "}"
 }
 
 function legacy_json(    P, n, k) {

@@ -57,7 +57,7 @@ emit_parse_cta() {
 # stage's own last step is what calls this.
 emit_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local LC_ALL=C prog=emit-stage-snapshot status=0 timeout content root preview nl=$'\n'
+  local LC_ALL=C prog=emit-stage-snapshot status=0 timeout content root preview anchor nl=$'\n'
   local cta_next='' cta_json='' cta_options=''
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''
   local opt_captured_by=agent opt_captured_at='' opt_dry_run='' opt_json=''
@@ -83,9 +83,10 @@ emit_stage_snapshot() {
     return 1
   fi
   emit_parse_cta "$prog" "$opt_response_file" "$opt_task" cta || return 1
+  git_anchor_probe "$opt_root" anchor
   snapshot_render_core content "$prog" "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
     "$cta_next" "$opt_captured_at" "$cta_options" "${#cta_options}" -1 \
-    --response-file "$opt_response_file" || return 1
+    --response-file "$opt_response_file" '' "$anchor" || return 1
   if [ -z "$opt_dry_run$opt_json" ]; then
     snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
     return 0

@@ -1,11 +1,12 @@
 # Renders a stage snapshot (CONTRACT §2) from validated-in-here inputs.
 # ENVIRON: DR_TASK DR_STAGE DR_COMMAND DR_CAPTURED_BY DR_RECOMMENDED_NEXT
 #          DR_CAPTURED_AT DR_EXTRA (pre-rendered optional frontmatter lines),
+#          DR_GIT_ANCHOR ("<head>\n<branch>\n<dirty>" from git_anchor_probe, or empty),
 #          DR_BODY_FLAG (the flag that named the body, for refusals),
 #          DR_OPTIONS/_LEN/_NUL and DR_BODY/_LEN/_NUL (see datarim-rules.awk).
 # Success: the whole file on stdout followed by ".", exit 0.
 # Refusal: one message line on stdout, exit 1.
-# Needs datarim-rules.awk before it on the awk command line.
+# Needs datarim-rules.awk and git-anchor.awk before it on the awk command line.
 
 # Byte i of arr[1..n] is a UTF-8 continuation byte (past n: the NUL, not one).
 function is_cont(arr, i, n) {
@@ -58,8 +59,13 @@ BEGIN {
         "\ncommand: " ENVIRON["DR_COMMAND"] "\ncaptured_at: " ENVIRON["DR_CAPTURED_AT"] \
         "\ncaptured_by: " ENVIRON["DR_CAPTURED_BY"] "\nrecommended_next: " ENVIRON["DR_RECOMMENDED_NEXT"] \
         "\n" options "size_bytes: "
-    tail_false = "\ntruncated: false\n" ENVIRON["DR_EXTRA"] "---\n\n"
-    tail_true = "\ntruncated: true\n" ENVIRON["DR_EXTRA"] "---\n\n"
+    extra = ENVIRON["DR_EXTRA"]
+    if (ENVIRON["DR_GIT_ANCHOR"] != "") {
+        split(ENVIRON["DR_GIT_ANCHOR"], anchor, "\n")
+        extra = git_anchor_lines(anchor[1], anchor[2], anchor[3]) extra
+    }
+    tail_false = "\ntruncated: false\n" extra "---\n\n"
+    tail_true = "\ntruncated: true\n" extra "---\n\n"
 
     nbody = ENVIRON["DR_BODY_LEN"] + 0
     ntext = str_bytes(ENVIRON["DR_BODY"], body)

@@ -162,26 +162,28 @@ resume_options_listing() {
   printf -v "$2" '%s' "$listing"
 }
 
-# resume_snapshot_text <cta> <body> <out-var>: the text a resume hands over
-# for a valid snapshot: notice lines (none yet; a later notice block goes
-# above the prompt here), then the one replay prompt.
+# resume_snapshot_text <cta> <body> <drift> <out-var>: the text a resume
+# hands over for a valid snapshot: the drift notice when the code moved on
+# since the snapshot (<drift>: git_anchor_drift's facts), then the one
+# replay prompt.
 resume_snapshot_text() {
-  local notice='' prompt
+  local notice prompt
+  git_anchor_notice "$3" notice
   replay_render_prompt "$1" "$2" prompt
-  printf -v "$3" '%s%s' "$notice" "$prompt"
+  printf -v "$4" '%s%s' "$notice" "$prompt"
 }
 
 # resume_render <format> <source> <task> <budget> <frames> [<snapshot fields>...]:
 # prints what resume-render.awk makes of <frames> (see there). For a
-# snapshot the fields are stage, captured_at, recommended_next, options, cta
-# and truncated. Returns 1 when there is no output (the hook budget is too
-# small for even the cut marker), after printing nothing.
+# snapshot the fields are stage, captured_at, recommended_next, options, cta,
+# truncated and the drift facts. Returns 1 when there is no output (the hook
+# budget is too small for even the cut marker), after printing nothing.
 resume_render() {
   local LC_ALL=C dir out status=0
   dr_lib_dir_into dir
   out=$(printf '%s' "$5" | DR_FORMAT=$1 DR_SOURCE=$2 DR_TASK=$3 DR_BUDGET=$4 DR_STAGE=${6:-} \
     DR_CAPTURED_AT=${7:-} DR_NEXT=${8:-} DR_OPTIONS=${9:-} DR_CTA=${10:-} DR_TRUNCATED=${11:-} \
-    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/resume-render.awk") || status=$?
+    DR_DRIFT=${12:-} LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/resume-render.awk") || status=$?
   [ "$status" -eq 0 ] || return 1
   printf '%s' "${out%.}"
 }
@@ -216,17 +218,18 @@ resume_legacy_frames() {
 # else from the legacy documents, each read up to <read-limit> bytes (default
 # all). Returns 1, printing nothing, when there is nothing to print.
 resume_emit() {
-  local text frames=''
+  local text frames='' drift
   if [ -n "$4" ]; then
     # shellcheck disable=SC2154 # rs_* are the caller's snapshot fields
-    resume_snapshot_text "$4" "$rs_body" text
+    git_anchor_drift "$2" "$rs_extra" drift
+    resume_snapshot_text "$4" "$rs_body" "$drift" text
     if [ "$1" = text ]; then
       printf '%s' "$text"
       return 0
     fi
     resume_frame prompt "$text" frames
     resume_render "$1" snapshot "$3" "${5:-}" "$frames" "$rs_stage" "$rs_captured_at" \
-      "$rs_recommended_next" "$rs_options" "$4" "$rs_truncated"
+      "$rs_recommended_next" "$rs_options" "$4" "$rs_truncated" "$drift"
     return $?
   fi
   resume_legacy_frames "$2" "$3" "${6:-2147483647}" frames || return 1

@@ -5,7 +5,7 @@
 #          DR_EMIT_FIELDS: "1" to hand back what was validated (see emit_fields).
 # Exits 0 when valid, printing nothing (or, with DR_EMIT_FIELDS, the fields);
 # else prints the first broken rule on stdout and exits 2. Needs
-# datarim-rules.awk before it.
+# datarim-rules.awk and git-anchor.awk before it.
 
 function broken(msg) {
     printf "%s", msg
@@ -39,9 +39,21 @@ function known(k) {
     return k != "" && (index(FIELDS, " " k " ") > 0 || extra_key(k))
 }
 
-# An optional field another artefact adds after truncated (never the empty key).
+# An optional field after truncated: the git anchor's (git-anchor.awk), or
+# one another artefact adds (never the empty key).
 function extra_key(k) {
-    return k != "" && index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0
+    return git_field_rank(k) > 0 || (k != "" && index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0)
+}
+
+# Checks the value of a git anchor field; returns it, a branch unquoted.
+function check_git_field(k, v) {
+    if (k == "git_head" && !git_sha_ok(v)) broken("bad git_head")
+    if (k == "git_dirty" && v != "true" && v != "false") broken("bad git_dirty")
+    if (k == "git_branch") {
+        v = unquoted(v, "bad git_branch")
+        if (!git_branch_ok(v)) broken("bad git_branch")
+    }
+    return v
 }
 
 # Reads the line that should hold field k and returns its value.
@@ -60,21 +72,28 @@ function expect_field(k,    line, key) {
 }
 
 # Checks one options item; returns its text with the YAML quoting undone.
-function check_option_item(line, n,    arr, m, i, b, esc, text) {
-    if (substr(line, 1, 5) != "  - \"" || length(line) < 8 || substr(line, length(line)) != "\"")
-        broken("bad options item " n)
-    m = str_bytes(substr(line, 6, length(line) - 6), arr)
+function check_option_item(line, n) {
+    if (substr(line, 1, 4) != "  - ") broken("bad options item " n)
+    return unquoted(substr(line, 5), "bad options item " n)
+}
+
+# s must be a non-empty double-quoted string as yaml_quote writes it (only
+# \ and " escaped; UTF-8 without control characters, tab allowed); returns
+# its text, else breaks with msg.
+function unquoted(s, msg,    arr, m, i, b, esc, text) {
+    if (substr(s, 1, 1) != "\"" || length(s) < 3 || substr(s, length(s)) != "\"") broken(msg)
+    m = str_bytes(substr(s, 2, length(s) - 2), arr)
     esc = 0
     text = ""
     for (i = 1; i <= m; i++) {
         b = arr[i]
-        if (esc) { if (b != 92 && b != 34) broken("bad options item " n); esc = 0; text = text CHR[b] }
+        if (esc) { if (b != 92 && b != 34) broken(msg); esc = 0; text = text CHR[b] }
         else if (b == 92) esc = 1
-        else if (b == 34) broken("bad options item " n)
+        else if (b == 34) broken(msg)
         else text = text CHR[b]
     }
-    if (esc) broken("bad options item " n)
-    if (utf8_scan(arr, 1, m, 1, 1) != "") broken("bad options item " n)
+    if (esc) broken(msg)
+    if (utf8_scan(arr, 1, m, 1, 1) != "") broken(msg)
     return text
 }
 
@@ -143,9 +162,14 @@ BEGIN {
         key = key_of(line)
         if (key in SEEN) broken("duplicate field: " shown(key))
         if (!extra_key(key)) broken("unknown field: " shown(key))
+        rank = git_field_rank(key)
+        if (rank > 0 && rank < last_rank) broken("git fields out of order at " key)
+        if (rank > 0) last_rank = rank
+        if (substr(line, length(key) + 1, 2) != ": " || length(line) == length(key) + 2) broken("bad " shown(key) " line")
         SEEN[key] = 1
         EXTRA_KEY[++nextra] = key
         EXTRA[key] = substr(line, length(key) + 3)
+        if (rank > 0) EXTRA[key] = check_git_field(key, EXTRA[key])
     }
     if (next_line() != "") broken("no blank line after the frontmatter")
     if (size + 0 != N) broken("size_bytes is " size " but the file has " N " bytes")

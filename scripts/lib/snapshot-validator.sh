@@ -55,7 +55,8 @@ snapshot_judge_file() {
   dr_lib_dir_into dir
   [ -z "$5" ] || emit=1
   out=$(DR_TASK=$2 DR_EXTRA_KEYS=$4 DR_EMIT_FIELDS=$emit DR_FILE=$file_text DR_FILE_LEN=$file_len \
-    DR_FILE_NUL=$file_nul LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
+    DR_FILE_NUL=$file_nul LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/git-anchor.awk" \
+    -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
   if [ "$status" -eq 0 ]; then
     [ -z "$5" ] || snapshot_take_fields "$5" "$out" "$file_text"
     return 0

@@ -15,37 +15,42 @@ _snapshot_writer_load() {
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/datarim-common.sh
   . "$dir/datarim-common.sh"
+  # shellcheck source=scripts/lib/git-anchor.sh
+  . "$dir/git-anchor.sh"
 }
 _snapshot_writer_load
 unset -f _snapshot_writer_load
 
 # snapshot_render <out-var> <task> <stage> <command> <captured-by> <recommended-next>
-#                 <captured-at> <options-file-or-empty> <body-file> [<extra-frontmatter>]
+#                 <captured-at> <options-file-or-empty> <body-file> [<extra-frontmatter>
+#                 [<git-anchor>]]
 # Validates every value and byte and renders the file into <out-var>.
 # Returns 0, or 1 after printing the refusal on stderr.
 snapshot_render() {
   local LC_ALL=C options_text='' options_len=0 options_nul=-1
   if [ -n "$8" ]; then dr_read_prefix "$8" 8193 options; fi
   snapshot_render_core "$1" snapshot-writer "$2" "$3" "$4" "$5" "$6" "$7" \
-    "$options_text" "$options_len" "$options_nul" --body-file "$9" "${10:-}"
+    "$options_text" "$options_len" "$options_nul" --body-file "$9" "${10:-}" "${11:-}"
 }
 
 # snapshot_render_core <out-var> <program> <task> <stage> <command> <captured-by>
 #   <recommended-next> <captured-at> <options-text> <options-len> <options-nul>
-#   <body-flag> <body-file> [<extra-frontmatter>]
+#   <body-flag> <body-file> [<extra-frontmatter> [<git-anchor>]]
 # The renderer behind snapshot_render, for callers that already hold the
 # options as text (one option a line; <options-len> bytes read, <options-nul>
 # the offset of a NUL or -1, as dr_read_prefix sets them). Refusals go to
-# stderr as "<program>: ..."; a bad body is named <body-flag>.
+# stderr as "<program>: ..."; a bad body is named <body-flag>. <git-anchor>
+# is what git_anchor_probe found (empty: the snapshot records no git fields).
 snapshot_render_core() {
   local LC_ALL=C dir out status=0 body_text body_len body_nul
   dr_lib_dir_into dir
   dr_read_prefix "${13}" 8192 body
   out=$(DR_TASK=$3 DR_STAGE=$4 DR_COMMAND=$5 DR_CAPTURED_BY=$6 DR_RECOMMENDED_NEXT=$7 \
-    DR_CAPTURED_AT=$8 DR_EXTRA=${14:-} DR_BODY_FLAG=${12} \
+    DR_CAPTURED_AT=$8 DR_EXTRA=${14:-} DR_GIT_ANCHOR=${15:-} DR_BODY_FLAG=${12} \
     DR_OPTIONS=$9 DR_OPTIONS_LEN=${10} DR_OPTIONS_NUL=${11} \
     DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul \
-    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/git-anchor.awk" -f "$dir/snapshot-render.awk" </dev/null) ||
+    status=$?
   if [ "$status" -ne 0 ]; then
     dr_err "$2" "${out:-cannot render the snapshot}"
     return 1
@@ -73,7 +78,7 @@ snapshot_publish() {
 # 0 written (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
 write_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local prog=snapshot-writer status=0 timeout content
+  local prog=snapshot-writer status=0 timeout content anchor
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
   local opt_body_file='' opt_options_file='' opt_captured_at=''
   dr_parse_flags "$prog" \
@@ -101,8 +106,9 @@ write_stage_snapshot() {
     dr_err "$prog" "--body-file is not a readable file"
     return 1
   fi
+  git_anchor_probe "$opt_root" anchor
   snapshot_render content "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
-    "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" || return 1
+    "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" '' "$anchor" || return 1
   snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
 }
 

@@ -18,7 +18,7 @@ state() {
   shopt -p | LC_ALL=C sort
   trap -p
   compgen -v | grep -v -E '^(BASH_.*|FUNCNAME|LINENO|RANDOM|SECONDS|EPOCH.*|SRANDOM|_|PIPESTATUS|BASHPID|COLUMNS|LINES|before|after)$' | LC_ALL=C sort
-  declare -F | LC_ALL=C sort | grep -v -E ' (dr_|_?snapshot_|write_stage_snapshot|check_stage_snapshot|replay_)' || :
+  declare -F | LC_ALL=C sort | grep -v -E ' (dr_|_?snapshot_|git_anchor_|write_stage_snapshot|check_stage_snapshot|replay_)' || :
   printf 'LC_ALL=%s PWD=%s OLDPWD=%s umask=%s\n' "${LC_ALL-unset}" "$PWD" "${OLDPWD-unset}" "$(umask)"
 }
 EOF2

@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import fsops, jsonout
+from . import anchor, fsops, jsonout
 from .console import Console
 from .cta import read_cta
 from .errors import DatarimError, HelpRequested, RefusedError
@@ -91,6 +91,7 @@ def emit_stage_snapshot(
         stamp,
         options,
         body,
+        extra=anchor.frontmatter(anchor.probe(os.fspath(root))),
         body_flag="--response-file",
     )
     start = content.index(b"\nrecommended_next: ") + 1

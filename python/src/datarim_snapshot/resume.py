@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import fsops, jsonout
+from . import anchor, fsops, jsonout
 from .console import Console
 from .errors import DatarimError, HelpRequested, MalformedError, UsageError
 from .flags import parse_flags
@@ -138,11 +138,10 @@ def chosen_cta(choice: bytes, options: Sequence[bytes]) -> bytes | None:
     return None
 
 
-def snapshot_text(cta: bytes, body: bytes) -> bytes:
-    """What a resume hands over for a valid snapshot: notice lines (none yet; a later
-    notice block goes above the prompt here), then the one replay prompt."""
-    notice = b""
-    return notice + render_replay_prompt(cta, body)
+def snapshot_text(cta: bytes, body: bytes, drift: anchor.Drift | None = None) -> bytes:
+    """What a resume hands over for a valid snapshot: the drift notice when the code
+    moved on since the snapshot, then the one replay prompt."""
+    return anchor.notice(drift) + render_replay_prompt(cta, body)
 
 
 def legacy_documents(root: str, task: str, limit: int | None = None) -> list[LegacyDocument]:
@@ -179,20 +178,23 @@ def legacy_text(task: str, documents: Sequence[LegacyDocument]) -> str:
     return "".join(parts)
 
 
-def snapshot_json(task: str, snapshot: StageSnapshot, cta: bytes, text: bytes) -> bytes:
-    return jsonout.dumps(
-        {
-            "source": "snapshot",
-            "task": task,
-            "stage": snapshot.stage.decode(),
-            "captured_at": snapshot.captured_at.decode(),
-            "recommended_next": snapshot.recommended_next.decode(),
-            "options": [option.decode() for option in snapshot.options],
-            "cta": cta.decode(),
-            "truncated": snapshot.truncated,
-            "prompt": text.decode(),
-        }
-    )
+def snapshot_json(
+    task: str, snapshot: StageSnapshot, cta: bytes, text: bytes, drift: anchor.Drift | None = None
+) -> bytes:
+    fields: dict[str, object] = {
+        "source": "snapshot",
+        "task": task,
+        "stage": snapshot.stage.decode(),
+        "captured_at": snapshot.captured_at.decode(),
+        "recommended_next": snapshot.recommended_next.decode(),
+        "options": [option.decode() for option in snapshot.options],
+        "cta": cta.decode(),
+        "truncated": snapshot.truncated,
+    }
+    if drift is not None:
+        fields["drift"] = anchor.drift_json(drift)
+    fields["prompt"] = text.decode()
+    return jsonout.dumps(fields)
 
 
 def legacy_json(task: str, documents: Sequence[LegacyDocument]) -> bytes:
@@ -254,7 +256,7 @@ def resume_output(
         snapshot = None
     if snapshot is not None:
         cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
-        return snapshot_output(fmt, task, snapshot, cta, budget)
+        return snapshot_output(fmt, root, task, snapshot, cta, budget)
     documents = legacy_documents(root, task, read_limit)
     if not documents:
         return None
@@ -267,13 +269,14 @@ def resume_output(
 
 
 def snapshot_output(
-    fmt: str, task: str, snapshot: StageSnapshot, cta: bytes, budget: int = 0
+    fmt: str, root: str, task: str, snapshot: StageSnapshot, cta: bytes, budget: int = 0
 ) -> bytes | None:
-    text = snapshot_text(cta, snapshot.body)
+    drift = anchor.drift(root, snapshot.extra)
+    text = snapshot_text(cta, snapshot.body, drift)
     if fmt == "text":
         return text
     if fmt == "json":
-        return snapshot_json(task, snapshot, cta, text)
+        return snapshot_json(task, snapshot, cta, text, drift)
     return _hook(text.decode(), budget)
 
 
@@ -289,15 +292,15 @@ def replay_prompt(task: str, root: str | None = None, option: str | None = None)
     MissingError (1) or MalformedError (2) when the caller must fall back."""
     if not task_id_ok(task):
         raise UsageError(BAD_TASK, code=3)
-    snapshot = read_snapshot(resolve_root(root), task)
+    root = resolve_root(root)
+    snapshot = read_snapshot(root, task)
     if option is None:
-        return snapshot_text(
-            recommended_cta(task, snapshot.recommended_next, snapshot.options), snapshot.body
-        )
-    cta = chosen_cta(os.fsencode(option), snapshot.options)
+        cta: bytes | None = recommended_cta(task, snapshot.recommended_next, snapshot.options)
+    else:
+        cta = chosen_cta(os.fsencode(option), snapshot.options)
     if cta is None:
         raise UsageError(f"--option {option} matches no option of {task}", code=3)
-    return snapshot_text(cta, snapshot.body)
+    return snapshot_text(cta, snapshot.body, anchor.drift(root, snapshot.extra))
 
 
 def replay_command(argv: Sequence[str], console: Console) -> int:
@@ -336,7 +339,7 @@ def replay_command(argv: Sequence[str], console: Console) -> int:
             return 3
     else:
         cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
-    output = snapshot_output("json" if flags.get("json") else "text", task, snapshot, cta)
+    output = snapshot_output("json" if flags.get("json") else "text", root, task, snapshot, cta)
     console.write(output or b"")
     return 0
 

@@ -6,7 +6,7 @@ import os
 import time
 from typing import Union
 
-from . import fsops
+from . import anchor, fsops
 from .errors import RefusedError
 from .rules import (
     CAP,
@@ -186,8 +186,9 @@ def write_stage_snapshot(
         body = fsops.read_prefix(body_path, BODY_READ_LIMIT)
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
+    extra = anchor.frontmatter(anchor.probe(os.fspath(root)))
     content = render_snapshot(
-        task, stage, command, captured_by, recommended_next, stamp, options, body
+        task, stage, command, captured_by, recommended_next, stamp, options, body, extra
     )
     return publish_snapshot(root, task, content, timeout)
 

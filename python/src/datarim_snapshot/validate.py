@@ -7,7 +7,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 
-from . import fsops
+from . import anchor, fsops
 from .errors import MalformedError, MissingError, RefusedError, UsageError
 from .rules import (
     CAP,
@@ -83,10 +83,19 @@ def _key_of(line: bytes) -> bytes:
 
 def _check_option_item(line: bytes, number: int) -> bytes:
     """Checks one options item; returns its text with the YAML quoting undone."""
-    bad = MalformedError(f"bad options item {number}")
-    if not line.startswith(b'  - "') or len(line) < 8 or not line.endswith(b'"'):
+    if not line.startswith(b"  - "):
+        raise MalformedError(f"bad options item {number}")
+    return _unquoted(line[4:], f"bad options item {number}")
+
+
+def _unquoted(value: bytes, message: str) -> bytes:
+    """value must be a non-empty double-quoted string as yaml_quote writes it (only
+    \\ and " escaped; UTF-8 without control characters, tab allowed); returns its
+    text, else raises MalformedError(message)."""
+    bad = MalformedError(message)
+    if not value.startswith(b'"') or len(value) < 3 or not value.endswith(b'"'):
         raise bad
-    content = line[5:-1]
+    content = value[1:-1]
     text = bytearray()
     escaped = False
     for byte in content:
@@ -106,6 +115,19 @@ def _check_option_item(line: bytes, number: int) -> bytes:
     return bytes(text)
 
 
+def _check_git_field(key: str, value: bytes) -> bytes:
+    """Checks the value of a git anchor field; returns it, a branch unquoted."""
+    if key == "git_head" and not anchor.sha_ok(value):
+        raise MalformedError("bad git_head")
+    if key == "git_dirty" and value not in (b"true", b"false"):
+        raise MalformedError("bad git_dirty")
+    if key == "git_branch":
+        value = _unquoted(value, "bad git_branch")
+        if not anchor.branch_ok(value):
+            raise MalformedError("bad git_branch")
+    return value
+
+
 def check_snapshot_bytes(
     data: bytes, task: str, extra_keys: tuple[str, ...] = ()
 ) -> StageSnapshot:
@@ -122,7 +144,7 @@ def check_snapshot_bytes(
     lines = _Lines(data)
     if lines.next() != b"---":
         raise MalformedError("does not start with --- frontmatter")
-    known = set(FIELDS) | set(extra_keys)
+    known = set(FIELDS) | set(anchor.FIELDS) | set(extra_keys)
     seen: set[str] = set()
 
     def field(name: str) -> bytes:
@@ -194,19 +216,30 @@ def check_snapshot_bytes(
         raise MalformedError("bad truncated")
 
     extra: dict[str, bytes] = {}
+    last_rank = 0
     while True:
         extra_line = lines.next()
         if extra_line == b"---":
             break
         if extra_line is None:
             raise MalformedError("frontmatter is not closed")
-        key = _key_of(extra_line).decode("utf-8")
+        key_bytes = _key_of(extra_line)
+        key = key_bytes.decode("utf-8")
         if key in seen:
             raise MalformedError(f"duplicate field: {shown(key)}")
-        if key not in extra_keys:
+        rank = anchor.field_rank(key)
+        if not rank and key not in extra_keys:
             raise MalformedError(f"unknown field: {shown(key)}")
+        if rank and rank < last_rank:
+            raise MalformedError(f"git fields out of order at {key}")
+        last_rank = max(last_rank, rank)
+        width = len(key_bytes)
+        if extra_line[width : width + 2] != b": " or len(extra_line) == width + 2:
+            raise MalformedError(f"bad {shown(key)} line")
         seen.add(key)
-        extra[key] = extra_line[len(_key_of(extra_line)) + 2 :]
+        extra[key] = extra_line[width + 2 :]
+        if rank:
+            extra[key] = _check_git_field(key, extra[key])
     if lines.next() != b"":
         raise MalformedError("no blank line after the frontmatter")
     if int(size_text) != size:

@@ -1,0 +1,228 @@
+"""Git anchoring of stage snapshots, the twin of scripts/lib/git-anchor.sh and
+scripts/lib/git-anchor.awk (README "Trust: redaction and drift").
+
+The writer records where the code stood (HEAD, branch, dirty) as optional
+frontmatter fields after ``truncated``; on replay, a notice says when HEAD has
+moved on since. ``DATARIM_SNAPSHOT_GIT=0`` turns all of it off (no git call).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .errors import DatarimError
+from .fsops import resolve_root
+from .rules import utf8_scan, yaml_quote
+from .texts import text_bytes
+
+FIELDS = ("git_head", "git_branch", "git_dirty")
+_SHA = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
+# What a calling git hook may leave in the environment; the probe must look at
+# the repository of the workspace root, not the hook's.
+_GIT_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+)
+
+
+@dataclass
+class Anchor:
+    head: bytes
+    branch: bytes  # empty: HEAD was detached
+    dirty: bool
+
+
+@dataclass
+class Drift:
+    recorded_head: bytes
+    recorded_branch: bytes
+    recorded_dirty: bool
+    current_head: bytes
+    current_branch: bytes  # empty: HEAD is detached
+    relation: str  # ahead, apart or missing
+    ahead: int | None  # commits only on HEAD's side
+    behind: int | None  # commits only on the recorded side
+
+
+def field_rank(key: str) -> int:
+    """Rank of an anchor field in the writer's order (1..3), 0 for another key."""
+    return FIELDS.index(key) + 1 if key in FIELDS else 0
+
+
+def sha_ok(value: bytes) -> bool:
+    return _SHA.match(value) is not None
+
+
+def branch_ok(value: bytes) -> bool:
+    """A branch name fit for the frontmatter: one line of UTF-8, no control character."""
+    return bool(value) and utf8_scan(value, ctl=True) == ""
+
+
+def frontmatter(anchor: Anchor | None) -> bytes:
+    """The anchor's frontmatter lines; b"" without an anchor or a commit ID.
+    A branch that cannot be written as one clean line is left out."""
+    if anchor is None or not sha_ok(anchor.head):
+        return b""
+    lines = b"git_head: " + anchor.head + b"\n"
+    if anchor.branch and branch_ok(anchor.branch):
+        lines += b"git_branch: " + yaml_quote(anchor.branch) + b"\n"
+    return lines + b"git_dirty: " + (b"true" if anchor.dirty else b"false") + b"\n"
+
+
+def work_tree(root: str) -> str | None:
+    """The physical root when it or a directory above it holds a .git entry,
+    looking no higher than git would under GIT_CEILING_DIRECTORIES; else None."""
+    if os.environ.get("DATARIM_SNAPSHOT_GIT") == "0":
+        return None
+    try:
+        physical = resolve_root(root)
+    except DatarimError:
+        return None
+    ceilings = os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":")
+    directory = physical
+    while True:
+        if os.path.lexists(os.path.join(directory, ".git")):
+            return physical
+        if directory in ("", "/"):
+            return None
+        directory = directory.rsplit("/", 1)[0]
+        if (directory or "/") in ceilings:
+            return None
+
+
+def _git(directory: str, *args: str) -> bytes | None:
+    """git's stdout on the repository of directory, or None when it fails."""
+    env: Mapping[str, str] = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    try:
+        done = subprocess.run(
+            ["git", "-C", directory, "--no-optional-locks", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            check=False,
+        )
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def probe(root: str) -> Anchor | None:
+    """Where the code of root's git work tree stands: HEAD, its branch, and whether
+    anything outside root/datarim/ differs from HEAD (untracked files included)."""
+    directory = work_tree(root)
+    if directory is None:
+        return None
+    out = _git(
+        directory, "status", "--porcelain=v2", "--branch", "--no-ahead-behind",
+        "--", ":(exclude)datarim",
+    )  # fmt: skip
+    head = branch = b""
+    dirty = False
+    for line in (out or b"").split(b"\n"):
+        if line.startswith(b"# branch.oid "):
+            head = line[len(b"# branch.oid ") :]
+        elif line.startswith(b"# branch.head "):
+            branch = line[len(b"# branch.head ") :]
+        elif line and not line.startswith(b"# "):
+            dirty = True
+            break
+    if head in (b"", b"(initial)"):
+        return None
+    return Anchor(head, b"" if branch == b"(detached)" else branch, dirty)
+
+
+def drift(root: str, extra: Mapping[str, bytes]) -> Drift | None:
+    """The drift facts when the snapshot's recorded git_head (in its optional
+    fields) is not the current HEAD of root's repository; else None."""
+    recorded = extra.get("git_head", b"")
+    if not recorded:
+        return None
+    directory = work_tree(root)
+    if directory is None:
+        return None
+    out = _git(directory, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+    if out is None:
+        return None
+    current, _, symbolic = out.rstrip(b"\n").partition(b"\n")
+    if current == recorded:
+        return None
+    branch = symbolic[len(b"refs/heads/") :] if symbolic.startswith(b"refs/heads/") else b""
+    between = recorded.decode() + "..." + current.decode()
+    counts = _git(directory, "rev-list", "--left-right", "--count", between)
+    ahead = behind = None
+    relation = "missing"
+    if counts is not None:
+        left, right = counts.split()
+        behind, ahead = int(left), int(right)
+        relation = "ahead" if behind == 0 else "apart"
+    return Drift(
+        recorded_head=recorded,
+        recorded_branch=extra.get("git_branch", b""),
+        recorded_dirty=extra.get("git_dirty") == b"true",
+        current_head=current,
+        current_branch=branch,
+        relation=relation,
+        ahead=ahead,
+        behind=behind,
+    )
+
+
+def _commits(count: int | None) -> bytes:
+    return b"1 commit" if count == 1 else f"{count} commits".encode()
+
+
+def _where(sha: bytes, branch: bytes, dirty: bool) -> bytes:
+    where = b"branch " + branch if branch else b"detached HEAD"
+    if dirty:
+        where += b", uncommitted changes"
+    return sha + b" (" + where + b")"
+
+
+def notice(facts: Drift | None) -> bytes:
+    """The notice block above the replay prompt (scripts/lib/text/drift-*.txt),
+    ending in a blank line; b"" without drift."""
+    if facts is None:
+        return b""
+    relation = text_bytes(f"drift-{facts.relation}.txt")
+    if relation.endswith(b"\n"):
+        relation = relation[:-1]
+    for name, value in (
+        (b"{ahead}", _commits(facts.ahead)),
+        (b"{behind}", _commits(facts.behind)),
+        (b"{recorded_head}", facts.recorded_head),
+        (b"{current_head}", facts.current_head),
+    ):
+        relation = relation.replace(name, value)
+    recorded = _where(facts.recorded_head, facts.recorded_branch, facts.recorded_dirty)
+    current = _where(facts.current_head, facts.current_branch, False)
+    text = text_bytes("drift-notice.txt")
+    return (
+        text.replace(b"{recorded}", recorded)
+        .replace(b"{current}", current)
+        .replace(b"{relation}", relation)
+    )
+
+
+def drift_json(facts: Drift) -> dict[str, object]:
+    """The drift facts as the --json field "drift" carries them."""
+    return {
+        "recorded_head": facts.recorded_head.decode(),
+        "recorded_branch": facts.recorded_branch.decode() or None,
+        "recorded_dirty": facts.recorded_dirty,
+        "current_head": facts.current_head.decode(),
+        "current_branch": facts.current_branch.decode("utf-8", "replace") or None,
+        "relation": facts.relation,
+        "commits_ahead": facts.ahead,
+        "commits_behind": facts.behind,
+    }

@@ -1,0 +1,120 @@
+"""Git anchoring costs what the README says, in both implementations: no git process
+for a workspace outside git or with DATARIM_SNAPSHOT_GIT=0, one `git status` per
+write inside a work tree, one `git rev-parse` per replay of an anchored snapshot
+whose HEAD has not moved and one `git rev-list` more when it has. A `git` first in
+PATH logs every call, then runs the real one."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+GIT = shutil.which("git")
+pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
+
+WRITE = [
+    "--task", "TUNE-0254", "--stage", "plan", "--command", "/dr-plan",
+    "--captured-by", "agent", "--recommended-next", "/dr-do",
+    "--captured-at", "2026-05-21T13:45:00Z",
+]  # fmt: skip
+
+
+def _command(impl: str, action: str) -> list[str]:
+    if impl == "bash":
+        tool = "snapshot-writer-wrapper.sh" if action == "write" else "render-replay-prompt.sh"
+        return [str(REPO / "dev-tools" / tool)]
+    return [sys.executable, "-m", "datarim_snapshot", action]
+
+
+@dataclass
+class Box:
+    tmp: Path
+    env: dict[str, str]
+    log: Path
+
+
+@pytest.fixture()
+def sandbox(tmp_path: Path) -> Box:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "git.log"
+    spy = bin_dir / "git"
+    spy.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >>"{log}"\nexec "{GIT}" "$@"\n')
+    spy.chmod(0o755)
+    (tmp_path / "body.md").write_text("Plan ready.\n")
+    env = {
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "LC_ALL": "C.UTF-8",
+        "GIT_CEILING_DIRECTORIES": str(tmp_path),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "PYTHONPATH": str(REPO / "python" / "src"),
+    }
+    return Box(tmp_path, env, log)
+
+
+def _git(ws: Path, env: dict[str, str], *args: str) -> None:
+    subprocess.run([str(GIT), "-C", str(ws), *args], env=env, check=True, capture_output=True)
+
+
+def _calls(box: Box) -> list[str]:
+    log = box.log
+    lines = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return [line.split(" --no-optional-locks ", 1)[-1].split(" ", 1)[0] for line in lines]
+
+
+def _run(impl: str, action: str, ws: Path, box: Box, **extra: str) -> bytes:
+    env = dict(box.env, **extra)
+    args = _command(impl, action) + ["--root", str(ws)]
+    if action == "write":
+        args += WRITE + ["--body-file", str(box.tmp / "body.md")]
+    else:
+        args += ["--task", "TUNE-0254"]
+    done = subprocess.run(args, env=env, capture_output=True, check=True)
+    return done.stdout
+
+
+@pytest.mark.parametrize("impl", ["bash", "python"])
+def test_no_git_process_outside_a_work_tree(impl: str, sandbox: Box) -> None:
+    ws = sandbox.tmp / "ws"
+    ws.mkdir()
+    _run(impl, "write", ws, sandbox)
+    _run(impl, "replay", ws, sandbox)
+    assert _calls(sandbox) == []
+    assert b"git_" not in (ws / "datarim" / "snapshots" / "TUNE-0254.snapshot.md").read_bytes()
+
+
+@pytest.mark.parametrize("impl", ["bash", "python"])
+def test_git_calls_inside_a_work_tree(impl: str, sandbox: Box) -> None:
+    env = sandbox.env
+    ws = sandbox.tmp / "ws"
+    ws.mkdir()
+    (ws / "code.txt").write_text("one\n")
+    _git(ws, env, "init", "-q")
+    _git(ws, env, "add", "code.txt")
+    _git(ws, env, "commit", "-q", "-m", "one")
+    _calls(sandbox)
+    _run(impl, "write", ws, sandbox)
+    assert _calls(sandbox) == ["status"]
+    assert _run(impl, "replay", ws, sandbox).startswith(b"/dr-do")
+    assert _calls(sandbox) == ["rev-parse"]
+    (ws / "code.txt").write_text("two\n")
+    _git(ws, env, "commit", "-q", "-am", "two")
+    _calls(sandbox)
+    assert _run(impl, "replay", ws, sandbox).startswith(b"NOTE: the code moved on")
+    assert _calls(sandbox) == ["rev-parse", "rev-list"]
+    _run(impl, "write", ws, sandbox, DATARIM_SNAPSHOT_GIT="0")
+    _run(impl, "replay", ws, sandbox, DATARIM_SNAPSHOT_GIT="0")
+    assert _calls(sandbox) == []
