@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 from conformance import (
+    SUITES as SUITES_DIR,
+)
+from conformance import (
     Case,
     corpus_problems,
     known_failures,
@@ -55,3 +58,13 @@ def test_failsafe_an_implementation_that_does_nothing_fails_the_corpus() -> None
         assert (case.path / "expect" / "exit").read_text().strip() == "0"
         assert not (case.path / "expect" / "files").exists()
     assert len(passing) < len(CASES) / 10
+
+
+def test_corpus_needs_no_empty_directories() -> None:
+    """git keeps no empty directory: a case that needs one must make it in its setup."""
+    empty = [
+        str(path.relative_to(SUITES_DIR))
+        for path in SUITES_DIR.rglob("*")
+        if path.is_dir() and not any(path.iterdir())
+    ]
+    assert empty == []
