@@ -127,11 +127,39 @@ git_anchor_where() {
   printf -v "$4" '%s (%s)' "$1" "$where"
 }
 
+# git_anchor_fill <template> <out-var> [<name> <value>]...: <template> with
+# every {name} replaced by its value, left to right in one pass: a value is
+# never read again, so a branch called "{current}" stays as it is.
+git_anchor_fill() {
+  local LC_ALL=C ga_rest=$1 ga_out='' ga_var=$2 ga_i ga_name ga_next
+  shift 2
+  while :; do
+    case $ga_rest in *'{'*) ;; *) break ;; esac
+    ga_out=$ga_out${ga_rest%%'{'*}
+    ga_rest=${ga_rest#*'{'}
+    ga_next='{'
+    ga_i=1
+    while [ "$ga_i" -lt $# ]; do
+      ga_name=${!ga_i}
+      ga_i=$((ga_i + 1))
+      case $ga_rest in "$ga_name}"*)
+        ga_next=${!ga_i}
+        ga_rest=${ga_rest#"$ga_name}"}
+        break
+        ;;
+      esac
+      ga_i=$((ga_i + 1))
+    done
+    ga_out=$ga_out$ga_next
+  done
+  printf -v "$ga_var" '%s' "$ga_out$ga_rest"
+}
+
 # git_anchor_notice <facts> <out-var>: the notice block for git_anchor_drift's
 # facts (scripts/lib/text/drift-*.txt), ending in a blank line; empty
 # when <facts> is.
 git_anchor_notice() {
-  local LC_ALL=C dir frame relation text recorded current ahead behind rest=$1$'\n' n=0
+  local LC_ALL=C dir frame relation recorded current ahead behind rest=$1$'\n' n=0
   local -a f=()
   printf -v "$2" '%s' ''
   [ -n "$1" ] || return 0
@@ -143,16 +171,11 @@ git_anchor_notice() {
   dr_lib_dir_into dir
   IFS= read -r -d '' frame <"$dir/text/drift-notice.txt" || :
   IFS= read -r -d '' relation <"$dir/text/drift-${f[5]}.txt" || :
-  relation=${relation%$'\n'}
   git_anchor_where "${f[0]}" "${f[1]}" "${f[2]}" recorded
   git_anchor_where "${f[3]}" "${f[4]}" '' current
   git_anchor_commits "${f[6]}" ahead
   git_anchor_commits "${f[7]}" behind
-  relation=${relation//'{ahead}'/$ahead}
-  relation=${relation//'{behind}'/$behind}
-  relation=${relation//'{recorded_head}'/${f[0]}}
-  relation=${relation//'{current_head}'/${f[3]}}
-  text=${frame//'{recorded}'/$recorded}
-  text=${text//'{current}'/$current}
-  printf -v "$2" '%s' "${text//'{relation}'/$relation}"
+  git_anchor_fill "${relation%$'\n'}" relation ahead "$ahead" behind "$behind" \
+    recorded_head "${f[0]}" current_head "${f[3]}"
+  git_anchor_fill "$frame" "$2" recorded "$recorded" current "$current" relation "$relation"
 }

@@ -91,7 +91,7 @@ def work_tree(root: str) -> str | None:
     ceilings = os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":")
     directory = physical
     while True:
-        if os.path.lexists(os.path.join(directory, ".git")):
+        if os.path.lexists(directory + "/.git"):
             return physical
         if directory in ("", "/"):
             return None
@@ -189,6 +189,15 @@ def _where(sha: bytes, branch: bytes, dirty: bool) -> bytes:
     return sha + b" (" + where + b")"
 
 
+_PLACEHOLDER = re.compile(rb"\{([a-z_]+)\}")
+
+
+def _fill(template: bytes, values: Mapping[bytes, bytes]) -> bytes:
+    """template with every {name} replaced by its value in one pass: a value is
+    never read again, so a branch called "{current}" stays as it is."""
+    return _PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group(0)), template)
+
+
 def notice(facts: Drift | None) -> bytes:
     """The notice block above the replay prompt (scripts/lib/text/drift-*.txt),
     ending in a blank line; b"" without drift."""
@@ -197,20 +206,22 @@ def notice(facts: Drift | None) -> bytes:
     relation = text_bytes(f"drift-{facts.relation}.txt")
     if relation.endswith(b"\n"):
         relation = relation[:-1]
-    for name, value in (
-        (b"{ahead}", _commits(facts.ahead)),
-        (b"{behind}", _commits(facts.behind)),
-        (b"{recorded_head}", facts.recorded_head),
-        (b"{current_head}", facts.current_head),
-    ):
-        relation = relation.replace(name, value)
-    recorded = _where(facts.recorded_head, facts.recorded_branch, facts.recorded_dirty)
-    current = _where(facts.current_head, facts.current_branch, False)
-    text = text_bytes("drift-notice.txt")
-    return (
-        text.replace(b"{recorded}", recorded)
-        .replace(b"{current}", current)
-        .replace(b"{relation}", relation)
+    relation = _fill(
+        relation,
+        {
+            b"ahead": _commits(facts.ahead),
+            b"behind": _commits(facts.behind),
+            b"recorded_head": facts.recorded_head,
+            b"current_head": facts.current_head,
+        },
+    )
+    return _fill(
+        text_bytes("drift-notice.txt"),
+        {
+            b"recorded": _where(facts.recorded_head, facts.recorded_branch, facts.recorded_dirty),
+            b"current": _where(facts.current_head, facts.current_branch, False),
+            b"relation": relation,
+        },
     )
 
 
