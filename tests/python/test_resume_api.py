@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conformance import Case, case_args, load_cases, sandbox_for
+from conformance import Case, case_args, case_env, load_cases, sandbox_for
 from datarim_snapshot import MalformedError, MissingError, replay_prompt, resume_output
 
 
@@ -43,10 +43,12 @@ def _api_cases(suite: str, skip_json: bool = False) -> list[Case]:
 
 
 @pytest.mark.parametrize("case", _api_cases("replay", skip_json=True), ids=lambda c: c.id)
-def test_replay_prompt_api(case: Case) -> None:
+def test_replay_prompt_api(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     code = int((case.path / "expect" / "exit").read_text())
     with sandbox_for(case) as sandbox:
         flags = _flags(case_args(case, sandbox))
+        for name, value in case_env(case, sandbox).items():  # e.g. DATARIM_SNAPSHOT_GIT
+            monkeypatch.setenv(name, value)
 
         def call() -> bytes:
             return replay_prompt(flags["task"], flags["root"], flags.get("option"))
@@ -62,10 +64,12 @@ def test_replay_prompt_api(case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", _api_cases("resume"), ids=lambda c: c.id)
-def test_resume_output_api(case: Case) -> None:
+def test_resume_output_api(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     code = int((case.path / "expect" / "exit").read_text())
     with sandbox_for(case) as sandbox:
         flags = _flags(case_args(case, sandbox))
+        for name, value in case_env(case, sandbox).items():
+            monkeypatch.setenv(name, value)
         output = resume_output("json" if "json" in flags else "text", flags["root"], flags["task"])
         if code == 1:
             assert output is None
