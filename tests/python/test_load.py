@@ -26,7 +26,9 @@ def test_under_load_a_held_task_times_out_with_exit_3_and_the_others_land(
     root.mkdir()
     snapshots = root / "datarim" / "snapshots"
     snapshots.mkdir(parents=True)
-    holder = start_probe("bash", snapshots / ".lock.LOAD-0009", 5, 4)
+    # Held well past the run: on a loaded machine starting 32 writers takes
+    # seconds, and one that only starts after the release rightly lands.
+    holder = start_probe("bash", snapshots / ".lock.LOAD-0009", 5, 15)
     wait_held(holder)
     plan = [(KINDS[n % len(KINDS)], "LOAD-0009" if n < 8 else TASKS[n % 4]) for n in range(32)]
     writes, _ = run_load(root, plan, 1, tmp_path)
