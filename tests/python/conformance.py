@@ -163,7 +163,8 @@ def ignored_paths(case: Case) -> set[str]:
     paths = {"in"}
     path = case.path / "ignore"
     if path.exists():
-        paths |= {line.strip().rstrip("/") for line in path.read_text().splitlines() if line.strip()}
+        lines = path.read_text().splitlines()
+        paths |= {line.strip().rstrip("/") for line in lines if line.strip()}
     return paths
 
 
@@ -180,7 +181,9 @@ def list_tree(sandbox: Path, ignored: set[str]) -> str:
     for dirpath, dirnames, filenames in os.walk(sandbox):
         rel_dir = os.path.relpath(dirpath, sandbox)
         _prune(sandbox, dirpath, dirnames, ignored)
-        filenames = [f for f in filenames if os.path.normpath(os.path.join(rel_dir, f)) not in ignored]
+        filenames = [
+            f for f in filenames if os.path.normpath(os.path.join(rel_dir, f)) not in ignored
+        ]
         for name in dirnames + filenames:
             full = os.path.join(dirpath, name)
             rel = os.path.normpath(os.path.join(rel_dir, name))
