@@ -21,41 +21,14 @@ unset -f _snapshot_validator_load
 # must already have passed dr_task_id_ok.
 snapshot_check_file() {
   local LC_ALL=C dir out status=0 file_text file_len file_nul
-  printf -v "$3" '%s' ''
-  if [ -L "$1" ]; then
-    printf -v "$3" '%s' 'is a symlink'
-    return 2
-  fi
-  if [ ! -e "$1" ]; then
-    printf -v "$3" '%s' 'is missing'
-    return 1
-  fi
-  if [ ! -f "$1" ] || [ ! -r "$1" ]; then
-    printf -v "$3" '%s' 'is not a readable regular file'
-    return 2
-  fi
+  dr_artifact_state "$1" "$3" || return $?
   dr_read_prefix "$1" 8193 file
   dr_lib_dir_into dir
   out=$(DR_TASK=$2 DR_EXTRA_KEYS=${4:-} DR_FILE=$file_text DR_FILE_LEN=$file_len DR_FILE_NUL=$file_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
+    exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
   [ "$status" -eq 0 ] && return 0
   printf -v "$3" '%s' "${out:-cannot be read}"
   return 2
-}
-
-# dr_find_root <out-var>: the nearest directory, from here upwards, that holds
-# a datarim/ directory; the current directory when none does.
-dr_find_root() {
-  local dir=$PWD
-  while :; do
-    if [ -d "$dir/datarim" ]; then
-      printf -v "$1" '%s' "$dir"
-      return 0
-    fi
-    [ -z "$dir" ] || [ "$dir" = / ] && break
-    dir=${dir%/*}
-  done
-  printf -v "$1" '%s' "$PWD"
 }
 
 # check_stage_snapshot: the validator's command line. 0 valid, 1 missing,
