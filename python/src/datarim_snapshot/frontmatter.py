@@ -43,7 +43,11 @@ class Fields:
     """Reads the fields of one frontmatter from lines, in order."""
 
     def __init__(
-        self, lines: Lines, fields: Iterable[str], lists: Iterable[str] = (), extra: Iterable[str] = ()
+        self,
+        lines: Lines,
+        fields: Iterable[str],
+        lists: Iterable[str] = (),
+        extra: Iterable[str] = (),
     ) -> None:
         self.lines = lines
         self.known = set(fields) | set(extra)
