@@ -12,7 +12,8 @@
 # listed in the README ("Secret redaction"). Matching uses literal search
 # (split on a metacharacter-free literal), single-character classes and
 # explicit loops only, so that every awk and Python's re agree on every match,
-# and the cost stays linear in the text. Run with LC_ALL=C.
+# and the cost stays linear in the text. Run with LC_ALL=C; needs
+# datarim-rules.awk.
 
 function redact_init(    n, keys, i) {
     REDACTED = "[REDACTED]"
@@ -41,32 +42,6 @@ function redact_init(    n, keys, i) {
     RT_N = n
 }
 
-# Positions of the non-overlapping occurrences of lit in s, left to right,
-# into P[1..]; returns their number. lit must hold no regex metacharacter.
-function redact_occurrences(s, lit, P,    parts, n, k, pos, width) {
-    n = split(s, parts, lit)
-    width = length(lit)
-    pos = 0
-    for (k = 1; k < n; k++) {
-        pos += length(parts[k])
-        P[k] = pos + 1
-        pos += width
-    }
-    return n > 0 ? n - 1 : 0
-}
-
-# Length of the run of characters of class re (one bracket expression) that
-# starts at position at of s.
-function redact_span(s, at, re,    total, chunk) {
-    total = 0
-    while (1) {
-        chunk = substr(s, at + total, 256)
-        if (chunk == "" || !match(chunk, "^" re "+")) return total
-        total += RLENGTH
-        if (RLENGTH < 256) return total
-    }
-}
-
 # c (one character or "") belongs to class re.
 function redact_is(c, re) {
     return c != "" && c ~ ("^" re "$")
@@ -87,10 +62,10 @@ function redact_join(P, n,    m, i) {
 # BEGIN or END, label: capitals, digits and spaces), or 0; REDACT_MARK_END is
 # the position of its last character.
 function redact_pem_marker(s, word,    P, n, k, q, run) {
-    n = redact_occurrences(s, "-----" word " ", P)
+    n = occurrences(s, "-----" word " ", P)
     for (k = 1; k <= n; k++) {
         q = P[k] + length(word) + 6
-        run = redact_span(s, q, "[A-Z0-9 ]")
+        run = span(s, q, "[A-Z0-9 ]")
         if (run >= 11 && substr(s, q + run - 11, 11) == "PRIVATE KEY" && substr(s, q + run, 5) == "-----") {
             REDACT_MARK_END = q + run + 4
             return P[k]
@@ -145,7 +120,7 @@ function redact_pem(L, n,    M, m, i, j, p, e, line, pre, rest, found, last) {
 # The value of an `Authorization: Bearer <token>` header (any case).
 function redact_bearer(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
     low = tolower(s)
-    n = redact_occurrences(low, "authorization", P)
+    n = occurrences(low, "authorization", P)
     q = 0
     last = 1
     for (k = 1; k <= n; k++) {
@@ -153,16 +128,16 @@ function redact_bearer(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
         j = P[k] + 13
         c = substr(s, j, 1)
         if (c == "\"" || c == "'") j++
-        j += redact_span(s, j, "[ \t]")
+        j += span(s, j, "[ \t]")
         if (substr(s, j, 1) != ":") continue
         j++
-        j += redact_span(s, j, "[ \t]")
+        j += span(s, j, "[ \t]")
         if (substr(low, j, 6) != "bearer") continue
         j += 6
-        sp = redact_span(s, j, "[ \t]")
+        sp = span(s, j, "[ \t]")
         if (!sp) continue
         j += sp
-        run = redact_span(s, j, "[A-Za-z0-9._~+/=-]")
+        run = span(s, j, "[A-Za-z0-9._~+/=-]")
         if (!run) continue
         Q[++q] = substr(s, last, j - last)
         Q[++q] = REDACTED
@@ -176,7 +151,7 @@ function redact_bearer(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
 
 # Tokens recognised by their prefix (token rule r of redact_init).
 function redact_tokens(s, r,    P, n, k, p, q, run, Q, nq, last) {
-    n = redact_occurrences(s, RT_LIT[r], P)
+    n = occurrences(s, RT_LIT[r], P)
     nq = 0
     last = 1
     for (k = 1; k <= n; k++) {
@@ -185,7 +160,7 @@ function redact_tokens(s, r,    P, n, k, p, q, run, Q, nq, last) {
         if (p > 1 && redact_is(substr(s, p - 1, 1), RT_EDGE[r])) continue
         q = p + length(RT_LIT[r])
         if (RT_HEAD[r] != "" && !match(substr(s, q, length(RT_HEAD[r])), "^" RT_HEAD[r])) continue
-        run = redact_span(s, q, RT_BODY[r])
+        run = span(s, q, RT_BODY[r])
         if (run < RT_MIN[r] || (RT_MAX[r] && run > RT_MAX[r])) continue
         if (redact_is(substr(s, q + run, 1), RT_EDGE[r])) continue
         Q[++nq] = substr(s, last, p - last)
@@ -202,7 +177,7 @@ function redact_tokens(s, r,    P, n, k, p, q, run, Q, nq, last) {
 # of a line (YAML), where the key ends in one of REDACT_SUFFIX (any case).
 function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstart, key, v, run, lead, Q, nq, last, suffix, w) {
     n = split(s, parts, /[=:]/)
-    lead = redact_span(s, 1, "[ \t-]")
+    lead = span(s, 1, "[ \t-]")
     nq = 0
     last = 1
     pos = 0
@@ -229,13 +204,13 @@ function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstar
         if (!suffix) continue
         if (substr(s, i, 1) == ":" && !quoted && kstart - 1 > lead) continue
         v = i + 1
-        v += redact_span(s, v, "[ \t]")
+        v += span(s, v, "[ \t]")
         c = substr(s, v, 1)
         # A quoted value runs to its closing quote; a bare one to a stop character.
         if (c == "\"" || c == "'") {
             v++
-            run = redact_span(s, v, c == "'" ? "[^']" : "[^\"]")
-        } else run = redact_span(s, v, REDACT_VALUE)
+            run = span(s, v, c == "'" ? "[^']" : "[^\"]")
+        } else run = span(s, v, REDACT_VALUE)
         if (!run || substr(s, v, length(REDACTED)) == REDACTED) continue
         Q[++nq] = substr(s, last, v - last)
         Q[++nq] = REDACTED

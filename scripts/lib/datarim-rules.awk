@@ -66,6 +66,32 @@ function utf8_scan(arr, from, to, ctl, tab_ok,    i, len) {
     return ""
 }
 
+# Positions of the non-overlapping occurrences of lit in s, left to right,
+# into P[1..]; returns their number. lit must hold no regex metacharacter.
+function occurrences(s, lit, P,    parts, n, k, pos, width) {
+    n = split(s, parts, lit)
+    width = length(lit)
+    pos = 0
+    for (k = 1; k < n; k++) {
+        pos += length(parts[k])
+        P[k] = pos + 1
+        pos += width
+    }
+    return n > 0 ? n - 1 : 0
+}
+
+# Length of the run of characters of class re (one bracket expression) that
+# starts at position at of s.
+function span(s, at, re,    total, chunk) {
+    total = 0
+    while (1) {
+        chunk = substr(s, at + total, 256)
+        if (chunk == "" || !match(chunk, "^" re "+")) return total
+        total += RLENGTH
+        if (RLENGTH < 256) return total
+    }
+}
+
 # Code points that could add a line to, or break, YAML frontmatter: C0 (tab
 # optional), DEL, C1 (NEL among them), LINE/PARAGRAPH SEPARATOR, U+FFFE/F.
 function is_control(cp, tab_ok) {

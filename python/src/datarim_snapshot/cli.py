@@ -14,6 +14,16 @@ from .console import Console
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "write": ("commands", "write_command", "dev-tools/snapshot-writer-wrapper.sh"),
     "check": ("commands", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh"),
+    "session-write": (
+        "session_commands",
+        "session_write_command",
+        "dev-tools/session-handoff-writer-wrapper.sh",
+    ),
+    "session-check": (
+        "session_commands",
+        "session_check_command",
+        "dev-tools/check-session-handoff.sh",
+    ),
 }
 
 USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"

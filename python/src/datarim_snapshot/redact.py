@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .rules import occurrences, pattern, span
+
 REDACTED = b"[REDACTED]"
 _MATERIAL = re.compile(rb"[A-Za-z0-9+/= \t\r]*\Z")
 _NON_BLANK = re.compile(rb"[^ \t\r]")
@@ -59,35 +61,9 @@ _TOKEN_RULES = (
     _TokenRule(b"client_secret_", rb"[A-Za-z0-9_-]", 8, 0, b"", rb"[A-Za-z0-9_-]"),
 )
 
-_compiled: dict[bytes, re.Pattern[bytes]] = {}
-
-
-def _pattern(source: bytes) -> re.Pattern[bytes]:
-    found = _compiled.get(source)
-    if found is None:
-        found = _compiled[source] = re.compile(source)
-    return found
-
-
-def _occurrences(data: bytes, literal: bytes) -> list[int]:
-    """0-based positions of the non-overlapping occurrences of literal, left to right."""
-    found = []
-    at = data.find(literal)
-    while at >= 0:
-        found.append(at)
-        at = data.find(literal, at + len(literal))
-    return found
-
-
-def _span(data: bytes, at: int, cls: bytes) -> int:
-    """Length of the run of characters of class cls that starts at index at."""
-    match = _pattern(cls + b"*").match(data, at)
-    return match.end() - at if match else 0
-
-
 def _is(data: bytes, at: int, cls: bytes) -> bool:
     """The character at index at exists and belongs to class cls."""
-    return 0 <= at < len(data) and _pattern(cls).match(data, at) is not None
+    return 0 <= at < len(data) and pattern(cls).match(data, at) is not None
 
 
 class _Redactor:
@@ -96,9 +72,9 @@ class _Redactor:
 
     def pem_marker(self, data: bytes, word: bytes) -> tuple[int, int]:
         """(start, end) of the first "-----<word> <label>PRIVATE KEY-----" marker, or (-1, -1)."""
-        for at in _occurrences(data, b"-----" + word + b" "):
+        for at in occurrences(data, b"-----" + word + b" "):
             q = at + len(word) + 6
-            run = _span(data, q, rb"[A-Z0-9 ]")
+            run = span(data, q, rb"[A-Z0-9 ]")
             label_ok = run >= 11 and data[q + run - 11 : q + run] == b"PRIVATE KEY"
             if label_ok and data[q + run : q + run + 5] == b"-----":
                 return at, q + run + 5
@@ -155,25 +131,25 @@ class _Redactor:
         low = data.lower()
         pieces: list[bytes] = []
         last = 0
-        for at in _occurrences(low, b"authorization"):
+        for at in occurrences(low, b"authorization"):
             if at < last:
                 continue
             j = at + 13
             if data[j : j + 1] in (b'"', b"'"):
                 j += 1
-            j += _span(data, j, rb"[ \t]")
+            j += span(data, j, rb"[ \t]")
             if data[j : j + 1] != b":":
                 continue
             j += 1
-            j += _span(data, j, rb"[ \t]")
+            j += span(data, j, rb"[ \t]")
             if low[j : j + 6] != b"bearer":
                 continue
             j += 6
-            blank = _span(data, j, rb"[ \t]")
+            blank = span(data, j, rb"[ \t]")
             if not blank:
                 continue
             j += blank
-            run = _span(data, j, rb"[A-Za-z0-9._~+/=-]")
+            run = span(data, j, rb"[A-Za-z0-9._~+/=-]")
             if not run:
                 continue
             pieces += [data[last:j], REDACTED]
@@ -185,15 +161,15 @@ class _Redactor:
         """Tokens recognised by their prefix."""
         pieces: list[bytes] = []
         last = 0
-        for at in _occurrences(data, rule.literal):
+        for at in occurrences(data, rule.literal):
             if at < last:
                 continue
             if at > 0 and _is(data, at - 1, rule.edge):
                 continue
             q = at + len(rule.literal)
-            if rule.head and not _pattern(rule.head).match(data, q):
+            if rule.head and not pattern(rule.head).match(data, q):
                 continue
-            run = _span(data, q, rule.body)
+            run = span(data, q, rule.body)
             if run < rule.minimum or (rule.maximum and run > rule.maximum):
                 continue
             if _is(data, q + run, rule.edge):
@@ -206,10 +182,10 @@ class _Redactor:
     def assignments(self, data: bytes) -> bytes:
         """key=value anywhere, "key": value (quoted key), and key: value at the
         start of a line (YAML), where the key ends in one of _KEY_SUFFIXES (any case)."""
-        lead = _span(data, 0, rb"[ \t-]")
+        lead = span(data, 0, rb"[ \t-]")
         pieces: list[bytes] = []
         last = 0
-        for match in _pattern(rb"[=:]").finditer(data):
+        for match in pattern(rb"[=:]").finditer(data):
             i = match.start()
             if i < last:
                 continue
@@ -234,14 +210,14 @@ class _Redactor:
             if data[i : i + 1] == b":" and not quoted and key_start > lead:
                 continue
             v = i + 1
-            v += _span(data, v, rb"[ \t]")
+            v += span(data, v, rb"[ \t]")
             quote = data[v : v + 1]
             # A quoted value runs to its closing quote; a bare one to a stop character.
             if quote in (b'"', b"'"):
                 v += 1
-                run = _span(data, v, rb"[^']" if quote == b"'" else rb'[^"]')
+                run = span(data, v, rb"[^']" if quote == b"'" else rb'[^"]')
             else:
-                run = _span(data, v, _VALUE)
+                run = span(data, v, _VALUE)
             if not run or data[v : v + len(REDACTED)] == REDACTED:
                 continue
             pieces += [data[last:v], REDACTED]

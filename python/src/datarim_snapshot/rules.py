@@ -148,3 +148,32 @@ def fixed_total(fixed: int) -> int:
 def shown(text: str) -> str:
     """Printable form for a one-line message: control characters become '?'."""
     return re.sub("[\x00-\x1f\x7f]", "?", text)
+
+
+_compiled: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def pattern(source: bytes) -> re.Pattern[bytes]:
+    """re.compile(source), cached."""
+    found = _compiled.get(source)
+    if found is None:
+        found = _compiled[source] = re.compile(source)
+    return found
+
+
+def occurrences(data: bytes, literal: bytes) -> list[int]:
+    """0-based positions of the non-overlapping occurrences of literal, left to right
+    (occurrences in datarim-rules.awk)."""
+    found = []
+    at = data.find(literal)
+    while at >= 0:
+        found.append(at)
+        at = data.find(literal, at + len(literal))
+    return found
+
+
+def span(data: bytes, at: int, cls: bytes) -> int:
+    """Length of the run of characters of class cls (one bracket expression) that
+    starts at index at (span in datarim-rules.awk)."""
+    match = pattern(cls + b"*").match(data, at)
+    return match.end() - at if match else 0
