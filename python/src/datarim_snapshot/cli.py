@@ -24,6 +24,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "session_check_command",
         "dev-tools/check-session-handoff.sh",
     ),
+    "session-replay": ("session_commands", "session_replay_command", "dev-tools/session-replay.sh"),
+    "session-reverify": (
+        "session_commands",
+        "session_reverify_command",
+        "dev-tools/reverify-session-claims.sh",
+    ),
 }
 
 USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"

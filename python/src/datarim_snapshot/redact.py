@@ -61,6 +61,7 @@ _TOKEN_RULES = (
     _TokenRule(b"client_secret_", rb"[A-Za-z0-9_-]", 8, 0, b"", rb"[A-Za-z0-9_-]"),
 )
 
+
 def _is(data: bytes, at: int, cls: bytes) -> bool:
     """The character at index at exists and belongs to class cls."""
     return 0 <= at < len(data) and pattern(cls).match(data, at) is not None

@@ -84,7 +84,7 @@ class HeadingOrder:
         self.seen: set[int] = set()
 
     def fault(self, line: bytes) -> str:
-        """"" or why this heading line is out of place."""
+        """Why this heading line is out of place, or the empty string."""
         number = layer(line)
         if not number:
             return ""
