@@ -175,7 +175,7 @@ function redact_tokens(s, r,    P, n, k, p, q, run, Q, nq, last) {
 
 # key=value anywhere, "key": value (quoted key), and key: value at the start
 # of a line (YAML), where the key ends in one of REDACT_SUFFIX (any case).
-function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstart, key, v, run, lead, Q, nq, last, suffix, w) {
+function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstart, key, v, run, lead, Q, nq, last, suffix, w, yaml) {
     n = split(s, parts, /[=:]/)
     lead = span(s, 1, "[ \t-]")
     nq = 0
@@ -202,15 +202,17 @@ function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstar
         suffix = 0
         for (c in REDACT_SUFFIX) if (w >= length(c) && substr(key, w - length(c) + 1) == c) suffix = 1
         if (!suffix) continue
-        if (substr(s, i, 1) == ":" && !quoted && kstart - 1 > lead) continue
+        yaml = substr(s, i, 1) == ":" && !quoted
+        if (yaml && kstart - 1 > lead) continue
         v = i + 1
         v += span(s, v, "[ \t]")
         c = substr(s, v, 1)
-        # A quoted value runs to its closing quote; a bare one to a stop character.
+        # A quoted value runs to its closing quote; a bare YAML one to the end
+        # of the line; any other bare one to a stop character.
         if (c == "\"" || c == "'") {
             v++
             run = span(s, v, c == "'" ? "[^']" : "[^\"]")
-        } else run = span(s, v, REDACT_VALUE)
+        } else run = span(s, v, yaml ? "[^\r]" : REDACT_VALUE)
         if (!run || substr(s, v, length(REDACTED)) == REDACTED) continue
         Q[++nq] = substr(s, last, v - last)
         Q[++nq] = REDACTED

@@ -50,7 +50,8 @@ session_render_block() {
   # One byte past the limit is enough for the refusal, and keeps the
   # environment under the kernel's per-string limit.
   [ ${#next_action} -le 4097 ] || next_action=${next_action:0:4097}
-  out=$(printf '%s' "${10}" |
+  # awk may refuse before reading the body: a broken pipe here is expected.
+  out=$(printf '%s' "${10}" 2>/dev/null |
     DR_SESSION=$2 DR_CAPTURED_BY=$3 DR_RECOMMENDED_NEXT=$4 DR_NEXT_ACTION=$next_action \
       DR_CAPTURED_AT=$6 DR_TASKS=$7 DR_TASKS_LEN=$8 DR_TASKS_NUL=$9 \
       DR_BODY_LEN=${11} DR_BODY_NUL=${12} DR_OLD=${13} DR_OLD_LEN=${14} DR_OLD_NUL=${15} \

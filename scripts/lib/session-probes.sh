@@ -80,11 +80,11 @@ session_probe_stale() {
 # session_probe_sha <repo> <label> <sha> <banner-var> [<path>...]: is the
 # commit in the upstream main branch (origin/HEAD's target, else
 # origin/main)? 0 yes; else a banner and 1 (not there; the content check
-# over <path>s, or the files the commit changed, tells a squash merge from
-# lost work), 4 (git does not know the commit), 5 (no upstream branch) or 3
-# (not a git work tree).
+# over the files the commit changed, or those of them among <path>s, tells a
+# squash merge from lost work), 4 (git does not know the commit), 5 (no
+# upstream branch) or 3 (not a git work tree).
 session_probe_sha() {
-  local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path status=0
+  local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path named status=0
   local -a paths=()
   shift 4
   printf -v "$out" '%s' ''
@@ -106,13 +106,20 @@ session_probe_sha() {
     return 4
   fi
   session_git "$repo" merge-base --is-ancestor "$commit" "$ref" && return 0
-  if [ $# -gt 0 ]; then
-    paths=("$@")
-  else
-    while IFS= read -r -d '' path; do paths+=("$path"); done < <(
-      session_git "$repo" diff-tree -r --root --no-commit-id --name-only -z "$commit"
-    )
-  fi
+  # The files the commit changed (only those of them named, when paths are
+  # given): a path it did not touch would make an empty diff prove nothing.
+  while IFS= read -r -d '' path; do
+    if [ $# -gt 0 ]; then
+      for named in "$@"; do
+        if [ "$named" = "$path" ]; then
+          paths+=("$path")
+          break
+        fi
+      done
+    else
+      paths+=("$path")
+    fi
+  done < <(session_git "$repo" diff-tree -r --root --no-commit-id --name-only -z "$commit")
   printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s not found in %s.' "$sha" "$short"
   if [ ${#paths[@]} -gt 0 ]; then
     session_git "$repo" diff --quiet "$commit" "$ref" -- "${paths[@]}" || status=$?

@@ -85,8 +85,8 @@ def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
 
 def probe_sha(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> tuple[int, str]:
     """Is the commit in the upstream main branch (origin/HEAD's target, else
-    origin/main)? If not, the content check over paths (default: the files
-    the commit changed) tells a squash merge from lost work."""
+    origin/main)? If not, the content check over the files the commit changed
+    (only those of them among paths, when given) tells a squash merge from lost work."""
     if not work_tree(repo):
         return (
             NOT_A_WORK_TREE,
@@ -110,12 +110,12 @@ def probe_sha(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> tup
     commit = _first_line(out)
     if git(repo, "merge-base", "--is-ancestor", commit, ref)[0] == 0:
         return PRESENT, ""
-    names = list(paths)
-    if not names:
-        listed = git(
-            repo, "diff-tree", "-r", "--root", "--no-commit-id", "--name-only", "-z", commit
-        )
-        names = [os.fsdecode(name) for name in listed[1].split(b"\0") if name]
+    # The files the commit changed (only those of them named, when paths are
+    # given): a path it did not touch would make an empty diff prove nothing.
+    listed = git(repo, "diff-tree", "-r", "--root", "--no-commit-id", "--name-only", "-z", commit)
+    names = [os.fsdecode(name) for name in listed[1].split(b"\0") if name]
+    if paths:
+        names = [name for name in names if name in paths]
     banner = f"CLAIM-UNVERIFIED: SHA {sha} not found in {short}."
     if names and git(repo, "diff", "--quiet", commit, ref, "--", *names)[0] == 0:
         banner += (

@@ -208,17 +208,19 @@ class _Redactor:
             key = data[max(key_start, key_end - 15) : key_end + 1].lower()
             if not key.endswith(_KEY_SUFFIXES):
                 continue
-            if data[i : i + 1] == b":" and not quoted and key_start > lead:
+            yaml = data[i : i + 1] == b":" and not quoted
+            if yaml and key_start > lead:
                 continue
             v = i + 1
             v += span(data, v, rb"[ \t]")
             quote = data[v : v + 1]
-            # A quoted value runs to its closing quote; a bare one to a stop character.
+            # A quoted value runs to its closing quote; a bare YAML one to the end
+            # of the line; any other bare one to a stop character.
             if quote in (b'"', b"'"):
                 v += 1
                 run = span(data, v, rb"[^']" if quote == b"'" else rb'[^"]')
             else:
-                run = span(data, v, _VALUE)
+                run = span(data, v, rb"[^\r]" if yaml else _VALUE)
             if not run or data[v : v + len(REDACTED)] == REDACTED:
                 continue
             pieces += [data[last:v], REDACTED]
