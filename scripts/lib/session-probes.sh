@@ -38,10 +38,12 @@ session_path_ok() {
 }
 
 # session_git <repo> <git-args...>: git confined to <repo>, errors silenced.
+# Variables that would point git at another repository are dropped; those
+# that limit the search for one (GIT_CEILING_DIRECTORIES) are honoured.
 session_git() {
   (
     unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES \
-      GIT_COMMON_DIR GIT_NAMESPACE GIT_CEILING_DIRECTORIES GIT_DISCOVERY_ACROSS_FILESYSTEM
+      GIT_COMMON_DIR GIT_NAMESPACE
     GIT_OPTIONAL_LOCKS=0 GIT_LITERAL_PATHSPECS=1 exec git -C "$1" "${@:2}" 2>/dev/null
   )
 }

@@ -26,8 +26,6 @@ _GIT_VARIABLES = (
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_COMMON_DIR",
     "GIT_NAMESPACE",
-    "GIT_CEILING_DIRECTORIES",
-    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
 )
 
 
@@ -42,7 +40,9 @@ def path_ok(value: bytes) -> bool:
 
 
 def git(repo: str, *args: str) -> tuple[int, bytes]:
-    """git confined to repo; (exit code, stdout), errors silenced."""
+    """git confined to repo; (exit code, stdout), errors silenced. Variables that
+    would point git at another repository are dropped; those that limit the
+    search for one (GIT_CEILING_DIRECTORIES) are honoured."""
     env = {k: v for k, v in os.environ.items() if k not in _GIT_VARIABLES}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1")
     try:
