@@ -209,12 +209,17 @@ dr_process_start() {
 # polling every 20 ms; 0 held, 1 cannot lock, 3 timed out (a live writer's
 # lock is never broken). The owner is recorded in <lock-dir>/owner.
 dr_lock_acquire() {
-  local prog=$1 lock=$2 tries pid start
+  local prog=$1 lock=$2 tries pid start vanished=0
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
   while ! mkdir -m 700 -- "$lock" 2>/dev/null; do
     if [ ! -d "$lock" ] && [ ! -L "$lock" ]; then
-      # mkdir failed and nothing is there: the directory is not writable.
+      # mkdir failed and nothing is there: either the holder released the
+      # lock in between (try again at once) or the directory is not writable.
+      if [ -w "${lock%/*}" ] && [ "$vanished" -lt 50 ]; then
+        vanished=$((vanished + 1))
+        continue
+      fi
       dr_err "$prog" "cannot create lock ${lock##*/}"
       return 1
     fi

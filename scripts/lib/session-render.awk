@@ -156,6 +156,13 @@ BEGIN {
     check_old()
 
     NL = redact_lines(L, NL)
+    # A tag glued to a secret ("token=abcverified: merged") goes with it.
+    for (k = 1; k <= NL; k++) {
+        fault = session_untagged_claim(L[k])
+        if (fault != "")
+            refuse("--body-file: redacting a secret also removed the verified: or assumed: tag of \"" fault \
+                "\" (line " k " of the redacted body); keep tags apart from secrets")
+    }
     NEXT_ACTION = redact_text(NEXT_ACTION)
     str_bytes(NEXT_ACTION, arr)
     head = "---\nartifact: session-handoff\nschema_version: 1\nsession_id: " ENVIRON["DR_SESSION"] \

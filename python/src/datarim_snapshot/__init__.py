@@ -15,6 +15,11 @@ from .errors import (
     RefusedError,
     UsageError,
 )
+from .redact import redact
+from .session import SessionSaved, render_session_block, write_session_handoff
+from .session_format import check_session_bytes
+from .session_replay import replay_session
+from .session_validate import check_session_file, validate_session_handoff
 from .snapshot import render_snapshot, write_stage_snapshot
 from .validate import check_snapshot_bytes, check_snapshot_file, find_root, validate_stage_snapshot
 
@@ -25,12 +30,20 @@ __all__ = [
     "MalformedError",
     "MissingError",
     "RefusedError",
+    "SessionSaved",
     "UsageError",
+    "check_session_bytes",
+    "check_session_file",
     "check_snapshot_bytes",
     "check_snapshot_file",
     "find_root",
+    "redact",
+    "render_session_block",
     "render_snapshot",
+    "replay_session",
+    "validate_session_handoff",
     "validate_stage_snapshot",
+    "write_session_handoff",
     "write_stage_snapshot",
 ]
 __version__ = "0.1.0"

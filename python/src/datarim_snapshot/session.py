@@ -212,6 +212,15 @@ def render_session_block(
                 "nothing written: start a new session"
             ) from None
     lines, count = redact_lines(lines)
+    # A tag glued to a secret ("token=abcverified: merged") goes with it.
+    for number, line in enumerate(lines, start=1):
+        claim = untagged_claim(line)
+        if claim:
+            raise RefusedError(
+                "--body-file: redacting a secret also removed the verified: or assumed: tag of "
+                f'"{claim.decode()}" (line {number} of the redacted body); '
+                "keep tags apart from secrets"
+            )
     raw_next, more = redact(raw_next)
     count += more
     task_lines = b"".join(b"  - " + task.encode() + b"\n" for task in tasks)
