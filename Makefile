@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: all test lint bats pytest demo bench fuzz venv clean
+.PHONY: all test lint bats bats-busybox pytest demo bench bench-load fuzz venv clean
 
 all: test
 
@@ -16,14 +16,18 @@ $(STAMP): python/pyproject.toml
 
 venv: $(STAMP)
 
-## make test: lint (shellcheck, mypy, ruff), the bats suite, the pytest suite.
-test: lint bats pytest
+## make test: lint (shellcheck, mypy, ruff, portability), the bats suite (also
+## with BusyBox tools), the pytest suite.
+test: lint bats bats-busybox pytest
 
 lint: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/lint.sh
 
 bats: $(STAMP)
 	$(VENV)/bin/bats tests/bats
+
+bats-busybox: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/test-busybox.sh
 
 pytest: $(STAMP)
 	$(PYTEST) tests/python
@@ -36,9 +40,14 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) dev-tools/bench.py
 
+## make bench also prints the load figures (32 writers at once).
+bench: bench-load
+bench-load: $(STAMP)
+	$(PY) dev-tools/bench-load.py
+
 ## make fuzz: the long property-based runs (make test runs a bounded number).
 fuzz: $(STAMP)
 	DATARIM_FUZZ_EXAMPLES=2000 $(PYTEST) tests/python -k "property or fuzz"
 
 clean:
-	rm -rf $(VENV) .bench
+	rm -rf $(VENV) .bench .busybox

@@ -191,6 +191,15 @@ dr_artifact_dir() {
   fi
 }
 
+# The lock protocol (README "Hardening" describes it for other implementations):
+# the lock is the directory <lock>, made with mkdir; a writer holds it once it
+# has also created <lock>/owner exclusively (O_EXCL) with its owner record
+#   pid=<pid>\nhost=<host>\nstart=<kernel start time of pid, or empty>\nimpl=<bash|python>\n
+# A waiter may take over a lock that is provably orphaned: a complete record
+# of a dead process on this host (the record is moved aside, re-read and
+# compared before the waiter creates its own owner file), or a lock seen
+# without a complete record for DR_LOCK_ORPHAN_GRACE seconds on end.
+
 # dr_process_start <pid> <out-var>: the kernel's start time of <pid> (field 22
 # of /proc/<pid>/stat), or empty where /proc is absent. With the pid it tells
 # a live owner from a later process that happens to reuse the number.
@@ -205,39 +214,151 @@ dr_process_start() {
   if [ $# -ge 20 ]; then printf -v "$out" '%s' "${20}"; fi
 }
 
-# dr_lock_acquire <program> <lock-dir> <timeout-seconds>: takes the mkdir lock,
-# polling every 20 ms; 0 held, 1 cannot lock, 3 timed out (a live writer's
-# lock is never broken). The owner is recorded in <lock-dir>/owner.
+# dr_host_name <out-var>: the kernel's host name (what Python's gethostname gives).
+dr_host_name() {
+  local name=
+  { IFS= read -r name || :; } 2>/dev/null </proc/sys/kernel/hostname || :
+  printf -v "$1" '%s' "${name:-${HOSTNAME:-}}"
+}
+
+# dr_lock_owner_alive <pid> <start>: 0 when the process may be alive, 1 when
+# it is provably gone (no such pid, a zombie, or the pid now names a process
+# with another start time).
+dr_lock_owner_alive() {
+  local LC_ALL=C stat status=0 IFS=' '
+  if [ -d /proc/self ]; then
+    { IFS= read -r stat; } 2>/dev/null <"/proc/$1/stat" || return 1
+    # shellcheck disable=SC2086
+    set -- "$2" ${stat##*) }
+    [ "$2" != Z ] || return 1
+    [ -z "$1" ] || [ $# -lt 21 ] || [ "$1" = "${21}" ] || return 1
+    return 0
+  fi
+  kill -0 "$1" 2>/dev/null && return 0
+  # kill fails for another user's live process too; ps -p tells (1: no such process).
+  ps -p "$1" >/dev/null 2>&1 || status=$?
+  [ "$status" -ne 1 ]
+}
+
+# dr_lock_read_owner <lock> <out-var>: the owner file's bytes (at most 512);
+# returns 1 when there is no owner file.
+dr_lock_read_owner() {
+  local LC_ALL=C record=
+  { IFS= read -r -d '' -n 512 record || :; } 2>/dev/null <"$1/owner" || return 1
+  printf -v "$2" '%s' "$record"
+}
+
+# dr_lock_commit <lock> <record>: creates <lock>/owner exclusively. 0 created,
+# 2 an owner file is already there or the lock is gone (not ours), 1 I/O error.
+dr_lock_commit() {
+  local status=0 restore=
+  case $- in *C*) ;; *) restore=1 && set -C ;; esac
+  { printf '%s' "$2" >"$1/owner"; } 2>/dev/null || status=$?
+  [ -z "$restore" ] || set +C
+  [ "$status" -eq 0 ] && return 0
+  if [ -e "$1/owner" ] || [ -L "$1/owner" ] || [ ! -d "$1" ]; then return 2; fi
+  return 1
+}
+
+# dr_lock_take_over <lock> <record> <seen>: moves the owner file aside,
+# and if it still holds <seen> deletes it and commits <record>; otherwise puts
+# it back. 0 when the lock is now ours.
+dr_lock_take_over() {
+  local LC_ALL=C aside moved=
+  aside=$1/owner.aside.${BASHPID:-$$}.$RANDOM
+  mv -f -- "$1/owner" "$aside" 2>/dev/null || return 1
+  { IFS= read -r -d '' -n 512 moved || :; } 2>/dev/null <"$aside" || :
+  if [ "$moved" != "$3" ]; then
+    # Not the record we judged: a live writer's. Give it back.
+    mv -f -- "$aside" "$1/owner" 2>/dev/null || :
+    return 1
+  fi
+  rm -f -- "$aside" 2>/dev/null || :
+  dr_lock_commit "$1" "$2"
+}
+
+# dr_lock_recover <lock> <record>: one look at a lock we could not make; 0 when
+# it was orphaned and is now ours. Keeps what it saw in the caller's
+# dr_lock_seen and dr_lock_seen_polls (locals of dr_lock_acquire).
+dr_lock_recover() {
+  local LC_ALL=C seen host re
+  re=$'^pid=([0123456789]{1,10})\nhost=([^\n]*)\nstart=([0123456789]*)\nimpl=[^\n]+\n$'
+  if dr_lock_read_owner "$1" seen; then
+    if [[ $seen =~ $re ]]; then
+      dr_lock_seen=
+      dr_host_name host
+      # Another host's writer (shared filesystem) or a live one: only wait.
+      [ -n "$host" ] && [ "${BASH_REMATCH[2]}" = "$host" ] || return 1
+      dr_lock_owner_alive "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}" && return 1
+      dr_lock_take_over "$1" "$2" "$seen"
+      return
+    fi
+    seen="file:$seen"
+  else
+    seen=missing
+  fi
+  # No complete record: a writer between mkdir and its owner file, or one
+  # killed there. Count the polls that saw the very same state.
+  if [ "$seen" != "$dr_lock_seen" ]; then
+    dr_lock_seen=$seen
+    dr_lock_seen_polls=0
+    return 1
+  fi
+  dr_lock_seen_polls=$((dr_lock_seen_polls + 1))
+  [ "$dr_lock_seen_polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] || return 1
+  dr_lock_seen=
+  if [ "$seen" = missing ]; then
+    dr_lock_commit "$1" "$2"
+  else
+    dr_lock_take_over "$1" "$2" "${seen#file:}"
+  fi
+}
+
+# dr_lock_acquire <program> <lock-dir> <timeout-seconds>: takes the lock,
+# polling every 20 ms; 0 held, 1 cannot lock, 3 timed out. A live writer's
+# lock is never broken; an orphaned one is taken over (see above).
 dr_lock_acquire() {
-  local prog=$1 lock=$2 tries pid start vanished=0
+  local prog=$1 lock=$2 tries pid start host record status began=$SECONDS
+  local dr_lock_seen='' dr_lock_seen_polls=0 DR_LOCK_ORPHAN_GRACE=2
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
-  while ! mkdir -m 700 -- "$lock" 2>/dev/null; do
-    if [ ! -d "$lock" ] && [ ! -L "$lock" ]; then
-      # mkdir failed and nothing is there: either the holder released the
-      # lock in between (try again at once) or the directory is not writable.
-      if [ -w "${lock%/*}" ] && [ "$vanished" -lt 50 ]; then
-        vanished=$((vanished + 1))
-        continue
+  dr_process_start "$pid" start
+  dr_host_name host
+  record="pid=$pid"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n'
+  while :; do
+    if mkdir -m 700 -- "$lock" 2>/dev/null; then
+      status=0
+      dr_lock_commit "$lock" "$record" || status=$?
+      [ "$status" -eq 0 ] && return 0
+      if [ "$status" -eq 1 ]; then
+        rmdir -- "$lock" 2>/dev/null || :
+        dr_err "$prog" "cannot record the owner of lock ${lock##*/}"
+        return 1
       fi
+      # 2: a waiter took our fresh lock over before we wrote the owner (we
+      # stalled for the grace period); it is theirs now.
+    elif [ ! -d "$lock" ] && [ ! -L "$lock" ] && [ ! -w "${lock%/*}" ]; then
+      # mkdir failed, nothing is there and we may not create it. (When the
+      # directory is writable, the holder just released it: try again.)
       dr_err "$prog" "cannot create lock ${lock##*/}"
       return 1
+    elif dr_lock_recover "$lock" "$record"; then
+      return 0
     fi
-    if [ "$tries" -le 0 ]; then
+    # 50 polls a second, or the clock when polls run slow (a loaded machine).
+    if [ "$tries" -le 0 ] || [ $((SECONDS - began)) -gt "$3" ]; then
       dr_err "$prog" "lock busy: another writer holds ${lock##*/} (waited $3 s); retry later"
       return 3
     fi
     tries=$((tries - 1))
     sleep 0.02 2>/dev/null || sleep 1
   done
-  dr_process_start "$pid" start
-  printf 'pid=%s\nhost=%s\nstart=%s\nimpl=bash\n' "$pid" "${HOSTNAME:-}" "$start" >"$lock/owner" 2>/dev/null || :
-  return 0
 }
 
-# dr_lock_release <lock-dir>
+# dr_lock_release <lock-dir>: removes the lock with whatever is in it. Tries
+# again when a waiter that had moved our owner file aside puts it back meanwhile.
 dr_lock_release() {
-  rm -rf -- "$1" 2>/dev/null || :
+  rm -rf -- "$1" 2>/dev/null || rm -rf -- "$1" 2>/dev/null || rm -rf -- "$1" 2>/dev/null || :
 }
 
 # dr_publish <program> <dir> <name> <tmp-tag> <content>: writes <content> to a
@@ -245,7 +366,7 @@ dr_lock_release() {
 # at <dir>/<name> and renames the temp file over it. Call it holding the lock;
 # it first clears temp files that a killed writer of the same tag left.
 dr_publish() {
-  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp old_umask stale
+  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp stale status
   for stale in "$dir/.tmp.$tag".*; do
     [ -e "$stale" ] || [ -L "$stale" ] || continue
     rm -f -- "$stale" 2>/dev/null || :
@@ -255,16 +376,21 @@ dr_publish() {
     return 1
   fi
   tmp=$dir/.tmp.$tag.${BASHPID:-$$}.$RANDOM
-  old_umask=$(umask)
-  umask 077
-  if ! printf '%s' "$5" >"$tmp" 2>/dev/null; then
-    umask "$old_umask"
+  # One subshell: a private umask for the temp file (mode 600 from birth, and
+  # the caller's umask untouched), then fsync through `sync FILE`. Where sync
+  # takes no file operand (exit other than 90), a plain sync flushes all.
+  status=0
+  (
+    umask 077
+    printf '%s' "$5" >"$tmp" || exit 90
+    exec sync -- "$tmp"
+  ) 2>/dev/null || status=$?
+  if [ "$status" -eq 90 ]; then
     rm -f -- "$tmp" 2>/dev/null || :
     dr_err "$prog" "cannot write a temporary file in datarim/${dir##*/}"
     return 1
   fi
-  umask "$old_umask"
-  sync -- "$tmp" 2>/dev/null || sync || :
+  [ "$status" -eq 0 ] || sync || :
   if [ -L "$target" ]; then rm -f -- "$target" 2>/dev/null || :; fi
   if ! mv -f -- "$tmp" "$target" 2>/dev/null; then
     rm -f -- "$tmp" 2>/dev/null || :
@@ -292,10 +418,12 @@ dr_artifact_state() {
   fi
 }
 
-# dr_find_root <out-var>: the nearest directory, from here upwards, that holds
-# a datarim/ directory; the current directory when none does.
+# dr_find_root <out-var> [<start>]: the nearest directory, from <start> (an
+# absolute path; default the current directory) upwards, that holds a
+# datarim/ directory; <start> itself when none does.
 dr_find_root() {
-  local dir=$PWD
+  local start=${2:-$PWD} dir
+  dir=$start
   while :; do
     if [ -d "$dir/datarim" ]; then
       printf -v "$1" '%s' "$dir"
@@ -304,7 +432,7 @@ dr_find_root() {
     [ -z "$dir" ] || [ "$dir" = / ] && break
     dir=${dir%/*}
   done
-  printf -v "$1" '%s' "$PWD"
+  printf -v "$1" '%s' "$start"
 }
 
 # dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS.

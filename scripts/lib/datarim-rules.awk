@@ -188,21 +188,95 @@ function fixed_total(fixed,    d, t) {
 
 # s as a JSON string, byte for byte what Python's json.dumps(s, ensure_ascii=False)
 # gives: \" \\ \b \f \n \r \t, other C0 controls as \u00xx, everything else raw.
-function json_string(s,    out, i, n, c, b) {
-    out = "\""
-    n = length(s)
-    for (i = 1; i <= n; i++) {
+# Linear in the length of s (a legacy document can be large): lines without
+# anything to escape are copied whole, and the pieces are joined pairwise.
+function json_string(s,    L, nl, P, n, k) {
+    if (s !~ /["\\\001-\037]/) return "\"" s "\""
+    nl = split(s, L, "\n")
+    n = 0
+    for (k = 1; k <= nl; k++) {
+        if (k > 1) P[++n] = "\\n"
+        P[++n] = (L[k] ~ /["\\\001-\037]/) ? json_escape_line(L[k]) : L[k]
+    }
+    return "\"" join_pieces(P, 1, n) "\""
+}
+
+# json_string's escaping of one line (no LF in it).
+function json_escape_line(s,    P, n, i, len, start, c, b, e) {
+    n = 0; start = 1; len = length(s)
+    for (i = 1; i <= len; i++) {
         c = substr(s, i, 1)
         b = ORD[c]
-        if (c == "\"") out = out "\\\""
-        else if (c == "\\") out = out "\\\\"
-        else if (b >= 32) out = out c
-        else if (b == 8) out = out "\\b"
-        else if (b == 12) out = out "\\f"
-        else if (b == 10) out = out "\\n"
-        else if (b == 13) out = out "\\r"
-        else if (b == 9) out = out "\\t"
-        else out = out sprintf("\\u%04x", b)
+        if (b >= 32 && c != "\"" && c != "\\") continue
+        if (c == "\"") e = "\\\""
+        else if (c == "\\") e = "\\\\"
+        else if (b == 8) e = "\\b"
+        else if (b == 12) e = "\\f"
+        else if (b == 13) e = "\\r"
+        else if (b == 9) e = "\\t"
+        else e = sprintf("\\u%04x", b)
+        if (i > start) P[++n] = substr(s, start, i - start)
+        P[++n] = e
+        start = i + 1
     }
-    return out "\""
+    if (start <= len) P[++n] = substr(s, start)
+    return join_pieces(P, 1, n)
+}
+
+# P[lo..hi] concatenated; pairwise, so the cost stays n log n (awk's
+# `out = out x` copies out every time).
+function join_pieces(P, lo, hi,    mid) {
+    if (lo > hi) return ""
+    if (lo == hi) return P[lo]
+    mid = int((lo + hi) / 2)
+    return join_pieces(P, lo, mid) join_pieces(P, mid + 1, hi)
+}
+
+# s with every invalid UTF-8 sequence replaced by U+FFFD, one per maximal
+# invalid subpart: what Python's bytes.decode("utf-8", "replace") gives.
+# ASCII lines are copied whole.
+function utf8_repair(s,    L, nl, P, n, k) {
+    if (s !~ /[\200-\377]/) return s
+    nl = split(s, L, "\n")
+    n = 0
+    for (k = 1; k <= nl; k++) {
+        if (k > 1) P[++n] = "\n"
+        P[++n] = (L[k] ~ /[\200-\377]/) ? utf8_repair_line(L[k]) : L[k]
+    }
+    return join_pieces(P, 1, n)
+}
+
+# utf8_repair of one line, byte by byte; the lead-byte table is utf8_scan's.
+function utf8_repair_line(s,    P, n, i, len, start, b, need, lo, hi, k, c, bad) {
+    n = 0; start = 1; len = length(s); i = 1
+    while (i <= len) {
+        b = ORD[substr(s, i, 1)]
+        if (b < 128) { i++; continue }
+        lo = 128; hi = 191
+        if (b >= 194 && b <= 223) need = 1
+        else if (b == 224) { need = 2; lo = 160 }
+        else if (b >= 225 && b <= 236) need = 2
+        else if (b == 237) { need = 2; hi = 159 }
+        else if (b >= 238 && b <= 239) need = 2
+        else if (b == 240) { need = 3; lo = 144 }
+        else if (b >= 241 && b <= 243) need = 3
+        else if (b == 244) { need = 3; hi = 143 }
+        else need = 0
+        bad = 1
+        if (need > 0) {
+            for (k = 1; k <= need; k++) {
+                if (i + k > len) break
+                c = ORD[substr(s, i + k, 1)]
+                if (k == 1 ? (c < lo || c > hi) : (c < 128 || c > 191)) break
+            }
+            if (k > need) { i += need + 1; continue }
+            bad = k
+        }
+        if (i > start) P[++n] = substr(s, start, i - start)
+        P[++n] = "\357\277\275"
+        i += bad
+        start = i
+    }
+    if (start <= len) P[++n] = substr(s, start)
+    return join_pieces(P, 1, n)
 }

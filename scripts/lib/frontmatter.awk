@@ -4,7 +4,8 @@
 # The caller sets B[1..N] (the file's bytes, see str_bytes) and POS (the next
 # byte to read), FIELDS (" name name ... ": the fields in order) and LISTS
 # (" name ... ": fields whose whole line is returned because list items
-# follow), and defines broken(msg), called on the first broken rule.
+# follow), and defines broken(msg), called on the first broken rule. Optional
+# fields after the last one are named in ENVIRON["DR_EXTRA_KEYS"].
 # Needs datarim-rules.awk.
 
 # Next line as a string (bytes up to LF, LF dropped), or the sentinel
@@ -31,7 +32,12 @@ function key_of(line,    c) {
 }
 
 function known(k) {
-    return index(FIELDS, " " k " ") > 0 || index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0
+    return k != "" && (index(FIELDS, " " k " ") > 0 || extra_key(k))
+}
+
+# An optional field another artefact adds after the last field (never the empty key).
+function extra_key(k) {
+    return k != "" && index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0
 }
 
 # Reads the line that should hold field k and returns its value (for a
@@ -50,15 +56,16 @@ function expect_field(k,    line, key) {
     return substr(line, length(k) + 3)
 }
 
-# Reads the optional fields named in extra (" name ... ") up to the closing
-# "---"; their values go to EXTRA[name].
-function close_frontmatter(extra,    line, key) {
+# Reads the optional fields (DR_EXTRA_KEYS) up to the closing "---": their
+# names in file order go to EXTRA_KEY[1..nextra], their values to EXTRA[name].
+function close_frontmatter(    line, key) {
     while ((line = next_line()) != "---") {
         if (line == "\001EOF") broken("frontmatter is not closed")
         key = key_of(line)
         if (key in SEEN) broken("duplicate field: " shown(key))
-        if (!index(extra, " " key " ")) broken("unknown field: " shown(key))
+        if (!extra_key(key)) broken("unknown field: " shown(key))
         SEEN[key] = 1
+        EXTRA_KEY[++nextra] = key
         EXTRA[key] = substr(line, length(key) + 3)
     }
 }

@@ -14,12 +14,17 @@ _replay_render_load() {
 _replay_render_load
 unset -f _replay_render_load
 
-# replay_render_prompt <recommended-cta> <body>: prints the replay prompt:
-# the CTA line, a blank line, the bilingual block, a blank line,
-# "done before:" and the body exactly as given.
+# replay_render_prompt <recommended-cta> <body> [<out-var>]: prints the
+# replay prompt (or, given <out-var>, stores it there): the CTA line, a blank
+# line, the bilingual block, a blank line, "done before:" and the body
+# exactly as given.
 replay_render_prompt() {
   local LC_ALL=C dir block=''
   dr_lib_dir_into dir
   IFS= read -r -d '' block <"$dir/text/replay-instructions.txt" || :
-  printf '%s\n\n%s\ndone before:\n%s' "$1" "$block" "$2"
+  if [ -n "${3:-}" ]; then
+    printf -v "$3" '%s\n\n%s\ndone before:\n%s' "$1" "$block" "$2"
+  else
+    printf '%s\n\n%s\ndone before:\n%s' "$1" "$block" "$2"
+  fi
 }

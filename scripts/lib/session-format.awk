@@ -133,7 +133,7 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
         }
         if (items == 0) broken("active_tasks is not a list")
     } else if (line != "active_tasks: []") broken("active_tasks is not a list")
-    close_frontmatter(" ")
+    close_frontmatter()
     if (next_line() != "") broken("no blank line after the frontmatter")
 }
 

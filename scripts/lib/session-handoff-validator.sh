@@ -26,7 +26,7 @@ session_check_file() {
   dr_read_prefix "$1" 32769 file
   dr_lib_dir_into dir
   out=$(DR_SESSION=$2 DR_FILE=$file_text DR_FILE_LEN=$file_len DR_FILE_NUL=$file_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/session-format.awk" \
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/session-format.awk" \
     -f "$dir/session-validate.awk" </dev/null) || status=$?
   [ "$status" -eq 0 ] && return 0
   printf -v "$3" '%s' "${out:-cannot be read}"

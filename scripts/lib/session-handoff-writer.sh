@@ -56,7 +56,7 @@ session_render_block() {
       DR_CAPTURED_AT=$6 DR_TASKS=$7 DR_TASKS_LEN=$8 DR_TASKS_NUL=$9 \
       DR_BODY_LEN=${11} DR_BODY_NUL=${12} DR_OLD=${13} DR_OLD_LEN=${14} DR_OLD_NUL=${15} \
       DR_OLD_NAME="datarim/sessions/$2.session.md" \
-      exec awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" -f "$dir/frontmatter.awk" \
+      LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" -f "$dir/frontmatter.awk" \
       -f "$dir/session-format.awk" -f "$dir/session-render.awk") || status=$?
   if [ "$status" -ne 0 ]; then
     dr_err session-handoff-writer "${out:-cannot render the session handoff}"
@@ -78,7 +78,7 @@ session_resume_block() {
   dr_lib_dir_into dir
   { [ -f "$tasks_md" ] && [ -r "$tasks_md" ]; } || tasks_md=
   DR_SESSION=$2 DR_RECOMMENDED_NEXT=$3 DR_NEXT_ACTION=$4 DR_TASK_IDS=$5 DR_TASKS_MD=$tasks_md \
-    awk -f "$dir/datarim-rules.awk" -f "$dir/session-resume-block.awk" </dev/null
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/session-resume-block.awk" </dev/null
 }
 
 # write_session_handoff --root <dir> --session <ID> --captured-by agent|operator

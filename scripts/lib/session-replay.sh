@@ -47,7 +47,7 @@ session_replay_run() {
   dr_lib_dir_into dir
   dr_read_prefix "$2" 32769 file
   out=$(DR_PHASE=scan DR_SESSION=$id DR_FILE=$file_text DR_FILE_LEN=$file_len DR_FILE_NUL=$file_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/session-format.awk" \
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/session-format.awk" \
     -f "$dir/session-replay.awk" </dev/null) || status=$?
   if [ "$status" -ne 0 ]; then
     dr_err "$prog" "datarim/sessions/$id.session.md ${out:-cannot be read}; not resuming from an invalid handoff"
@@ -100,7 +100,7 @@ session_replay_run() {
     esac
   done <<<"$out"
   out=$(DR_PHASE=render DR_FAILED=$failed DR_SESSION=$id DR_FILE=$file_text DR_FILE_LEN=$file_len \
-    DR_FILE_NUL=$file_nul exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" \
+    DR_FILE_NUL=$file_nul LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" \
     -f "$dir/session-format.awk" -f "$dir/session-replay.awk" </dev/null) || {
     dr_err "$prog" "datarim/sessions/$id.session.md cannot be rendered"
     return 2

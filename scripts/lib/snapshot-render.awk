@@ -1,6 +1,7 @@
 # Renders a stage snapshot (CONTRACT §2) from validated-in-here inputs.
 # ENVIRON: DR_TASK DR_STAGE DR_COMMAND DR_CAPTURED_BY DR_RECOMMENDED_NEXT
 #          DR_CAPTURED_AT DR_EXTRA (pre-rendered optional frontmatter lines),
+#          DR_BODY_FLAG (the flag that named the body, for refusals),
 #          DR_OPTIONS/_LEN/_NUL and DR_BODY/_LEN/_NUL (see datarim-rules.awk).
 # Success: the whole file on stdout followed by ".", exit 0.
 # Refusal: one message line on stdout, exit 1.
@@ -81,8 +82,8 @@ BEGIN {
         if (fault == "") fault = "nul"
     } else fault = utf8_scan(body, 1, keep, 0, 0)
     if (fault == "" && bad_cut) fault = "utf8"
-    if (fault == "nul") refuse("--body-file holds a NUL byte")
-    if (fault != "") refuse("--body-file is not valid UTF-8")
+    if (fault == "nul") refuse(ENVIRON["DR_BODY_FLAG"] " holds a NUL byte")
+    if (fault != "") refuse(ENVIRON["DR_BODY_FLAG"] " is not valid UTF-8")
 
     tail = truncated ? tail_true : tail_false
     total = fixed_total(length(head) + length(tail) + keep + (truncated ? length(MARKER) : 0))

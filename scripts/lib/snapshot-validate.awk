@@ -1,18 +1,36 @@
 # Decides whether a stage snapshot may be trusted (CONTRACT §3).
 # ENVIRON: DR_TASK (the ID in the file name, already checked), DR_EXTRA_KEYS
 #          (space-separated optional fields allowed after `truncated`),
-#          DR_FILE/_LEN/_NUL: at most CAP+1 bytes of the file (datarim-rules.awk).
-# Prints nothing and exits 0 when valid; else the first broken rule on
-# stdout and exit 2. Needs datarim-rules.awk and frontmatter.awk before it.
+#          DR_FILE/_LEN/_NUL: at most CAP+1 bytes of the file (datarim-rules.awk),
+#          DR_EMIT_FIELDS: "1" to hand back what was validated (see emit_fields).
+# Exits 0 when valid, printing nothing (or, with DR_EMIT_FIELDS, the fields);
+# else prints the first broken rule on stdout and exits 2. Needs
+# datarim-rules.awk and frontmatter.awk before it.
 
 function broken(msg) {
     printf "%s", msg
     exit 2
 }
 
+# Checks one options item; returns its text with the YAML quoting undone.
 function check_option_item(line, n) {
     if (substr(line, 1, 4) != "  - " || length(line) < 8 || !yaml_quoted_ok(substr(line, 5)))
         broken("bad options item " n)
+    return yaml_unquote(substr(line, 5))
+}
+
+# The validated fields, one "name value" line each, for a reader that must
+# use exactly what was checked: stage, command, captured_at, captured_by,
+# recommended_next, one "option <text>" line per item (quoting undone),
+# size_bytes, truncated, "extra <key> <value>" per optional field in file
+# order, and last body_offset (bytes before the body). No value holds a LF.
+function emit_fields(    i) {
+    printf "stage %s\ncommand %s\ncaptured_at %s\ncaptured_by %s\nrecommended_next %s\n", \
+        STAGE, COMMAND, CAPTURED_AT, CAPTURED_BY, NEXT
+    for (i = 1; i <= items; i++) printf "option %s\n", OPT[i]
+    printf "size_bytes %s\ntruncated %s\n", size, truncated
+    for (i = 1; i <= nextra; i++) printf "extra %s %s\n", EXTRA_KEY[i], EXTRA[EXTRA_KEY[i]]
+    printf "body_offset %d", POS - 1
 }
 
 BEGIN {
@@ -31,22 +49,28 @@ BEGIN {
     if (v != ENVIRON["DR_TASK"]) broken("task_id " shown(v) " does not match the file name")
     if (expect_field("artifact") != "stage-snapshot") broken("artifact is not stage-snapshot")
     if (expect_field("schema_version") != "1") broken("schema_version is not 1")
-    if (!is_stage(expect_field("stage"))) broken("bad stage")
-    fault = slash_command_fault(expect_field("command"))
+    STAGE = expect_field("stage")
+    if (!is_stage(STAGE)) broken("bad stage")
+    COMMAND = expect_field("command")
+    fault = slash_command_fault(COMMAND)
     if (fault != "") broken("bad command: " fault)
-    if (!is_timestamp(expect_field("captured_at"))) broken("bad captured_at")
-    if (!is_captured_by(expect_field("captured_by"))) broken("bad captured_by")
-    fault = slash_command_fault(expect_field("recommended_next"))
+    CAPTURED_AT = expect_field("captured_at")
+    if (!is_timestamp(CAPTURED_AT)) broken("bad captured_at")
+    CAPTURED_BY = expect_field("captured_by")
+    if (!is_captured_by(CAPTURED_BY)) broken("bad captured_by")
+    NEXT = expect_field("recommended_next")
+    fault = slash_command_fault(NEXT)
     if (fault != "") broken("bad recommended_next: " fault)
 
+    items = 0
     line = expect_field("options")
     if (line == "options:") {
-        items = 0
         while (1) {
             mark = POS
             line = next_line()
             if (substr(line, 1, 2) != "  ") { POS = mark; break }
-            check_option_item(line, ++items)
+            items++
+            OPT[items] = check_option_item(line, items)
         }
         if (items == 0) broken("options is not a list")
     } else if (line != "options: []") broken("options is not a list")
@@ -56,7 +80,7 @@ BEGIN {
     truncated = expect_field("truncated")
     if (truncated != "true" && truncated != "false") broken("bad truncated")
 
-    close_frontmatter(" " ENVIRON["DR_EXTRA_KEYS"] " ")
+    close_frontmatter()
     if (next_line() != "") broken("no blank line after the frontmatter")
     if (size + 0 != N) broken("size_bytes is " size " but the file has " N " bytes")
     if (truncated == "true") {
@@ -66,5 +90,6 @@ BEGIN {
         for (i = N - m + 1; i <= N; i++) tail = tail CHR[B[i]]
         if (tail != MARKER) broken("truncated is true but the body does not end with the truncation marker")
     }
+    if (ENVIRON["DR_EMIT_FIELDS"] == "1") emit_fields()
     exit 0
 }

@@ -20,15 +20,61 @@ unset -f _snapshot_validator_load
 # file; <msg-var> gets the first broken rule (empty when valid). <task-id>
 # must already have passed dr_task_id_ok.
 snapshot_check_file() {
-  local LC_ALL=C dir out status=0 file_text file_len file_nul
+  snapshot_judge_file "$1" "$2" "$3" "${4:-}" ''
+}
+
+# snapshot_read_file <file> <task-id> <msg-var> <prefix> [<extra-keys>]: as
+# snapshot_check_file, and when the file is valid hands back exactly what was
+# validated, so a reader never parses the frontmatter a second time:
+# <prefix>_stage, _command, _captured_at, _captured_by, _recommended_next,
+# _options (the items, quoting undone, each followed by LF), _option_count,
+# _size_bytes, _truncated, _extra ("<key> <value>" lines of optional fields),
+# _body (the bytes after the blank line that ends the frontmatter) and _text
+# (the whole file).
+snapshot_read_file() {
+  snapshot_judge_file "$1" "$2" "$3" "${5:-}" "$4"
+}
+
+# snapshot_judge_file <file> <task-id> <msg-var> <extra-keys> <prefix-or-empty>
+snapshot_judge_file() {
+  local LC_ALL=C dir out status=0 file_text file_len file_nul emit=''
   dr_artifact_state "$1" "$3" || return $?
   dr_read_prefix "$1" 8193 file
   dr_lib_dir_into dir
-  out=$(DR_TASK=$2 DR_EXTRA_KEYS=${4:-} DR_FILE=$file_text DR_FILE_LEN=$file_len DR_FILE_NUL=$file_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
-  [ "$status" -eq 0 ] && return 0
+  [ -z "$5" ] || emit=1
+  out=$(DR_TASK=$2 DR_EXTRA_KEYS=$4 DR_EMIT_FIELDS=$emit DR_FILE=$file_text DR_FILE_LEN=$file_len \
+    DR_FILE_NUL=$file_nul LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
+  if [ "$status" -eq 0 ]; then
+    [ -z "$5" ] || snapshot_take_fields "$5" "$out" "$file_text"
+    return 0
+  fi
   printf -v "$3" '%s' "${out:-cannot be read}"
   return 2
+}
+
+# snapshot_take_fields <prefix> <emitted-fields> <file-text>: sets the
+# <prefix>_* variables of snapshot_read_file from the validator's output.
+snapshot_take_fields() {
+  local LC_ALL=C rest=$2 line name value options='' count=0 extra=''
+  while [ -n "$rest" ]; do
+    line=${rest%%$'\n'*}
+    if [ "$line" = "$rest" ]; then rest=''; else rest=${rest#*$'\n'}; fi
+    name=${line%% *}
+    value=${line#* }
+    case $name in
+      option)
+        options=$options$value$'\n'
+        count=$((count + 1))
+        ;;
+      extra) extra=$extra$value$'\n' ;;
+      body_offset) printf -v "$1_body" '%s' "${3:value}" ;;
+      *) printf -v "$1_$name" '%s' "$value" ;;
+    esac
+  done
+  printf -v "$1_options" '%s' "$options"
+  printf -v "$1_option_count" '%s' "$count"
+  printf -v "$1_extra" '%s' "$extra"
+  printf -v "$1_text" '%s' "$3"
 }
 
 # check_stage_snapshot: the validator's command line. 0 valid, 1 missing,

@@ -24,21 +24,47 @@ unset -f _snapshot_writer_load
 # Validates every value and byte and renders the file into <out-var>.
 # Returns 0, or 1 after printing the refusal on stderr.
 snapshot_render() {
-  local LC_ALL=C dir out status=0
-  local options_text='' options_len=0 options_nul=-1 body_text body_len body_nul
-  dr_lib_dir_into dir
+  local LC_ALL=C options_text='' options_len=0 options_nul=-1
   if [ -n "$8" ]; then dr_read_prefix "$8" 8193 options; fi
-  dr_read_prefix "$9" 8192 body
-  out=$(DR_TASK=$2 DR_STAGE=$3 DR_COMMAND=$4 DR_CAPTURED_BY=$5 DR_RECOMMENDED_NEXT=$6 \
-    DR_CAPTURED_AT=$7 DR_EXTRA=${10:-} \
-    DR_OPTIONS=$options_text DR_OPTIONS_LEN=$options_len DR_OPTIONS_NUL=$options_nul \
+  snapshot_render_core "$1" snapshot-writer "$2" "$3" "$4" "$5" "$6" "$7" \
+    "$options_text" "$options_len" "$options_nul" --body-file "$9" "${10:-}"
+}
+
+# snapshot_render_core <out-var> <program> <task> <stage> <command> <captured-by>
+#   <recommended-next> <captured-at> <options-text> <options-len> <options-nul>
+#   <body-flag> <body-file> [<extra-frontmatter>]
+# The renderer behind snapshot_render, for callers that already hold the
+# options as text (one option a line; <options-len> bytes read, <options-nul>
+# the offset of a NUL or -1, as dr_read_prefix sets them). Refusals go to
+# stderr as "<program>: ..."; a bad body is named <body-flag>.
+snapshot_render_core() {
+  local LC_ALL=C dir out status=0 body_text body_len body_nul
+  dr_lib_dir_into dir
+  dr_read_prefix "${13}" 8192 body
+  out=$(DR_TASK=$3 DR_STAGE=$4 DR_COMMAND=$5 DR_CAPTURED_BY=$6 DR_RECOMMENDED_NEXT=$7 \
+    DR_CAPTURED_AT=$8 DR_EXTRA=${14:-} DR_BODY_FLAG=${12} \
+    DR_OPTIONS=$9 DR_OPTIONS_LEN=${10} DR_OPTIONS_NUL=${11} \
     DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul \
-    exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/snapshot-render.awk" </dev/null) || status=$?
   if [ "$status" -ne 0 ]; then
-    dr_err snapshot-writer "${out:-cannot render the snapshot}"
+    dr_err "$2" "${out:-cannot render the snapshot}"
     return 1
   fi
   printf -v "$1" '%s' "${out%.}"
+}
+
+# snapshot_publish <program> <root> <task> <timeout-seconds> <content>: resolves
+# the root, then, holding the task's lock, replaces its snapshot with <content>.
+# 0 written, 1 refused or I/O failure, 3 lock timeout.
+snapshot_publish() {
+  local root dir status=0
+  dr_resolve_root "$1" "$2" root || return 1
+  dir=$root/datarim/snapshots
+  dr_artifact_dir "$1" "$dir" || return 1
+  dr_lock_acquire "$1" "$dir/.lock.$3" "$4" || return $?
+  dr_publish "$1" "$dir" "$3.snapshot.md" "$3" "$5" || status=$?
+  dr_lock_release "$dir/.lock.$3"
+  return "$status"
 }
 
 # write_stage_snapshot --root <dir> --task <ID> --stage <stage> --command </cmd>
@@ -47,7 +73,7 @@ snapshot_render() {
 # 0 written (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
 write_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local prog=snapshot-writer status=0 timeout root dir content
+  local prog=snapshot-writer status=0 timeout content
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
   local opt_body_file='' opt_options_file='' opt_captured_at=''
   dr_parse_flags "$prog" \
@@ -77,13 +103,7 @@ write_stage_snapshot() {
   fi
   snapshot_render content "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
     "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" || return 1
-  dr_resolve_root "$prog" "$opt_root" root || return 1
-  dir=$root/datarim/snapshots
-  dr_artifact_dir "$prog" "$dir" || return 1
-  dr_lock_acquire "$prog" "$dir/.lock.$opt_task" "$timeout" || return $?
-  dr_publish "$prog" "$dir" "$opt_task.snapshot.md" "$opt_task" "$content" || status=$?
-  dr_lock_release "$dir/.lock.$opt_task"
-  return "$status"
+  snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

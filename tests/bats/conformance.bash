@@ -103,6 +103,7 @@ conformance_case() {
 
   stdin=/dev/null
   [ -f "$case/stdin" ] && stdin=$case/stdin
+  [ -f "$case/stdin-from" ] && stdin=$sandbox/$(cat "$case/stdin-from")
   (
     cd "$cwd" && umask "$mask" &&
       exec env -i PATH="${CONFORMANCE_PATH:-$PATH}" HOME="$sandbox/home" LC_ALL=C.UTF-8 TZ=UTC \

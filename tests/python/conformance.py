@@ -19,7 +19,19 @@ from typing import Callable
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "conformance"
 SUITES = CORPUS / "suites"
-CASE_ENTRIES = {"args", "env", "stdin", "umask", "cwd", "root", "setup", "in", "expect", "ignore"}
+CASE_ENTRIES = {
+    "args",
+    "env",
+    "stdin",
+    "stdin-from",
+    "umask",
+    "cwd",
+    "root",
+    "setup",
+    "in",
+    "expect",
+    "ignore",
+}
 EXPECT_ENTRIES = {"exit", "stdout", "stderr", "files", "tree"}
 RUN_TIMEOUT = 60
 
@@ -158,6 +170,14 @@ def _read_optional(path: Path, default: bytes = b"") -> bytes:
     return path.read_bytes() if path.exists() else default
 
 
+def case_stdin(case: Case, sandbox: Path) -> bytes:
+    """The bytes of `stdin`, or of the sandbox file named by `stdin-from` (made by setup)."""
+    source = case.path / "stdin-from"
+    if source.exists():
+        return (sandbox / source.read_text().strip()).read_bytes()
+    return _read_optional(case.path / "stdin")
+
+
 def ignored_paths(case: Case) -> set[str]:
     """in/ and the case's `ignore` lines: subtrees neither listed nor compared."""
     paths = {"in"}
@@ -170,9 +190,7 @@ def ignored_paths(case: Case) -> set[str]:
 
 def _prune(sandbox: Path, dirpath: str, dirnames: list[str], ignored: set[str]) -> None:
     rel_dir = os.path.relpath(dirpath, sandbox)
-    dirnames[:] = [
-        d for d in dirnames if os.path.normpath(os.path.join(rel_dir, d)) not in ignored
-    ]
+    dirnames[:] = [d for d in dirnames if os.path.normpath(os.path.join(rel_dir, d)) not in ignored]
 
 
 def list_tree(sandbox: Path, ignored: set[str]) -> str:
@@ -266,7 +284,7 @@ def run_subprocess(argv0: list[str]) -> Runner:
             argv0 + case_args(case, sandbox),
             cwd=_cwd(case, sandbox),
             env=case_env(case, sandbox),
-            input=_read_optional(case.path / "stdin"),
+            input=case_stdin(case, sandbox),
             capture_output=True,
             timeout=RUN_TIMEOUT,
             preexec_fn=lambda: os.umask(umask),
@@ -307,7 +325,7 @@ def python_inprocess_runner() -> Runner:
             os.environ.clear()
             os.environ.update(case_environment)
             os.chdir(_cwd(case, sandbox))
-            stdin_bytes = _read_optional(case.path / "stdin")
+            stdin_bytes = case_stdin(case, sandbox)
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8")
             code = cli.main([case.suite.python, *case_args(case, sandbox)], out, err)
         finally:

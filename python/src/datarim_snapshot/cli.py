@@ -14,6 +14,13 @@ from .console import Console
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "write": ("commands", "write_command", "dev-tools/snapshot-writer-wrapper.sh"),
     "check": ("commands", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh"),
+    "emit": ("emit", "emit_command", "dev-tools/emit-stage-snapshot.sh"),
+    "replay": ("resume", "replay_command", "dev-tools/render-replay-prompt.sh"),
+    "resume": ("resume", "resume_command", "dev-tools/resume-task.sh"),
+    "session-start-hook": ("hook", "session_start_command", "dev-tools/session-start-hook.sh"),
+    "show": ("lifecycle", "show_command", "dev-tools/snapshot-show.sh"),
+    "list": ("lifecycle", "list_command", "dev-tools/snapshot-list.sh"),
+    "archive": ("lifecycle", "archive_command", "dev-tools/snapshot-archive.sh"),
     "session-write": (
         "session_commands",
         "session_write_command",
@@ -55,5 +62,6 @@ def main(
 
 def run() -> None:
     code = main()
-    sys.stdout.flush()
+    if sys.stdout is not None:  # None when the caller closed it
+        sys.stdout.flush()
     raise SystemExit(code)

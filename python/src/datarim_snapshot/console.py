@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import sys
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from .rules import shown
 
 
+def _binary(stream: TextIO | None) -> BinaryIO:
+    """The bytes side of a standard stream; a sink when it was closed at start (None)."""
+    return stream.buffer if stream is not None else io.BytesIO()
+
+
 class Console:
     def __init__(self, out: BinaryIO | None = None, err: BinaryIO | None = None) -> None:
-        self.out: BinaryIO = out if out is not None else sys.stdout.buffer
-        self.err: BinaryIO = err if err is not None else sys.stderr.buffer
+        self.out: BinaryIO = out if out is not None else _binary(sys.stdout)
+        self.err: BinaryIO = err if err is not None else _binary(sys.stderr)
 
     def write(self, data: bytes) -> None:
         self.out.write(data)

@@ -1,14 +1,19 @@
 """Filesystem steps shared by every writer: root resolution, the mkdir lock, atomic publish.
 
-The lock protocol is the one of scripts/lib/datarim-common.sh, so a bash and a
-Python writer on the same artefact exclude each other:
+The lock protocol is the one of scripts/lib/datarim-common.sh (and of the
+README's "Hardening" section), so a bash and a Python writer on the same
+artefact exclude each other:
 
-* the lock is a directory, ``<dir>/.lock.<ID>``, taken with mkdir (atomic on
-  every filesystem, NFS and SMB included, unlike flock);
-* the holder writes ``<lock>/owner`` with lines ``pid=``, ``host=``,
-  ``start=`` (the kernel's start time of the pid, when /proc has it) and
-  ``impl=``, so a later writer can tell a dead holder from a live one;
+* the lock is a directory, ``<dir>/.lock.<ID>``, made with mkdir (atomic on
+  every filesystem, NFS and SMB included, unlike flock); the writer holds it
+  once it has also created ``<lock>/owner`` exclusively (O_EXCL) with its
+  record ``pid=``, ``host=``, ``start=`` (the kernel's start time of the pid,
+  when /proc has it) and ``impl=`` lines;
 * a waiter polls every 20 ms until its timeout, then gives up with exit 3;
+  meanwhile it takes over a provably orphaned lock: a complete record of a
+  dead process on this host (moved aside, re-read, compared, then replaced
+  exclusively by the waiter's own), or a lock that showed no complete record
+  for ORPHAN_GRACE_SECONDS on end. Live owners and other hosts' are waited for;
 * temp files are named ``.tmp.<ID>.<pid>.<random>`` and created only while
   holding the lock, so any such file seen by the holder is a dead writer's.
 """
@@ -17,6 +22,8 @@ from __future__ import annotations
 
 import os
 import random
+import re
+import shutil
 import socket
 import stat
 import time
@@ -26,6 +33,8 @@ from contextlib import contextmanager, suppress
 from .errors import LockBusyError, RefusedError, UsageError
 
 POLL_SECONDS = 0.02
+# A lock seen without a complete owner record for this long is orphaned.
+ORPHAN_GRACE_SECONDS = 2.0
 
 
 def seconds_env(name: str, default: int) -> int:
@@ -94,54 +103,207 @@ def read_prefix(path: str, limit: int) -> bytes:
 
 def process_start(pid: int) -> str:
     """The kernel's start time of pid (field 22 of /proc/<pid>/stat), or ""."""
+    fields = _proc_stat_fields(pid)
+    return fields[19] if fields is not None and len(fields) >= 20 else ""
+
+
+def _proc_stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after "(comm) " (state first); None without one."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             data = handle.read().decode("ascii", "replace")
     except OSError:
-        return ""
-    fields = data.rsplit(") ", 1)[-1].split()
-    return fields[19] if len(fields) >= 20 else ""
+        return None
+    return data.rsplit(") ", 1)[-1].split()
+
+
+def host_name() -> str:
+    return socket.gethostname()
+
+
+def owner_alive(pid: int, start: str) -> bool:
+    """False when pid is provably gone: no such process, a zombie, or the pid now
+    names a process with another start time. True when it may be alive."""
+    if os.path.isdir("/proc/self"):
+        fields = _proc_stat_fields(pid)
+        if fields is None or (fields and fields[0] == "Z"):
+            return False
+        return not start or len(fields) < 20 or fields[19] == start
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # EPERM: another user's live process
+    return True
+
+
+def owner_record(impl: str = "python") -> bytes:
+    """This process's owner record, the bytes of <lock>/owner."""
+    pid = os.getpid()
+    return f"pid={pid}\nhost={host_name()}\nstart={process_start(pid)}\nimpl={impl}\n".encode()
+
+
+def read_owner(lock: str) -> bytes | None:
+    """At most 512 bytes of <lock>/owner; None when there is none."""
+    try:
+        with open(os.path.join(lock, "owner"), "rb") as handle:
+            return handle.read(512)
+    except OSError:
+        return None
+
+
+def commit_lock(lock: str, record: bytes) -> bool:
+    """Creates <lock>/owner exclusively: True when the lock is now ours, False
+    when an owner file is already there or the lock is gone. OSError otherwise."""
+    path = os.path.join(lock, "owner")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    except OSError:
+        if os.path.lexists(path) or not os.path.isdir(lock):
+            return False
+        raise
+    try:
+        os.write(fd, record)
+    finally:
+        os.close(fd)
+    return True
+
+
+def take_over(lock: str, record: bytes, seen: bytes) -> bool:
+    """Moves the owner file aside; if it still holds seen, deletes it and commits
+    record, else puts it back. True when the lock is now ours."""
+    owner = os.path.join(lock, "owner")
+    aside = os.path.join(lock, f"owner.aside.{os.getpid()}.{random.randrange(32768)}")
+    try:
+        os.rename(owner, aside)
+    except OSError:
+        return False
+    try:
+        with open(aside, "rb") as handle:
+            moved = handle.read(512)
+    except OSError:
+        moved = None
+    if moved != seen:
+        # Not the record we judged: a live writer's. Give it back.
+        with suppress(OSError):
+            os.rename(aside, owner)
+        return False
+    _unlink_quietly(aside)
+    try:
+        return commit_lock(lock, record)
+    except OSError:
+        return False
+
+
+_RECORD = re.compile(rb"pid=([0-9]{1,10})\nhost=([^\n]*)\nstart=([0-9]*)\nimpl=[^\n]+\n\Z")
+
+
+class _Recovery:
+    """What a waiter saw of a lock it could not make, across its polls."""
+
+    def __init__(self, lock: str, record: bytes) -> None:
+        self.lock = lock
+        self.record = record
+        self.seen: bytes | None = None
+        self.since = 0.0
+
+    def attempt(self) -> bool:
+        """One look at the lock; True when it was orphaned and is now ours."""
+        seen = read_owner(self.lock)
+        if seen is not None:
+            match = _RECORD.match(seen)
+            if match:
+                self.seen = None
+                host = host_name().encode()
+                # Another host's writer (shared filesystem) or a live one: only wait.
+                if not host or match.group(2) != host:
+                    return False
+                if owner_alive(int(match.group(1)), match.group(3).decode()):
+                    return False
+                return take_over(self.lock, self.record, seen)
+        # No complete record: a writer between mkdir and its owner file, or
+        # one killed there. Time how long the very same state lasts.
+        state = b"missing" if seen is None else b"file:" + seen
+        now = time.monotonic()
+        if state != self.seen:
+            self.seen = state
+            self.since = now
+            return False
+        if now - self.since < ORPHAN_GRACE_SECONDS:
+            return False
+        self.seen = None
+        if seen is None:
+            try:
+                return commit_lock(self.lock, self.record)
+            except OSError:
+                return False
+        return take_over(self.lock, self.record, seen)
 
 
 @contextmanager
 def held_lock(lock: str, timeout: int) -> Iterator[None]:
-    """Holds the mkdir lock for the with-block; LockBusyError after timeout seconds."""
-    deadline = time.monotonic() + timeout
-    name = os.path.basename(lock)
-    while True:
-        try:
-            os.mkdir(lock, 0o700)
-            break
-        except FileExistsError:
-            pass
-        except OSError:
-            raise RefusedError(f"cannot create lock {name}") from None
-        if time.monotonic() >= deadline:
-            raise LockBusyError(
-                f"lock busy: another writer holds {name} (waited {timeout} s); retry later"
-            )
-        time.sleep(POLL_SECONDS)
-    try:
-        os.chmod(lock, 0o700)
-        pid = os.getpid()
-        owner = f"pid={pid}\nhost={socket.gethostname()}\nstart={process_start(pid)}\nimpl=python\n"
-        with open(os.path.join(lock, "owner"), "w", encoding="utf-8") as handle:
-            handle.write(owner)
-    except OSError:
-        pass
+    """Holds the lock for the with-block; LockBusyError after timeout seconds.
+    A live writer's lock is never broken; an orphaned one is taken over."""
+    acquire_lock(lock, timeout)
     try:
         yield
     finally:
         release_lock(lock)
 
 
+def acquire_lock(lock: str, timeout: int) -> None:
+    deadline = time.monotonic() + timeout
+    name = os.path.basename(lock)
+    record = owner_record()
+    recovery = _Recovery(lock, record)
+    while True:
+        try:
+            os.mkdir(lock, 0o700)
+        except FileExistsError:
+            if recovery.attempt():
+                return
+        except OSError:
+            raise RefusedError(f"cannot create lock {name}") from None
+        else:
+            with suppress(OSError):
+                os.chmod(lock, 0o700)
+            try:
+                if commit_lock(lock, record):
+                    return
+            except OSError:
+                with suppress(OSError):
+                    os.rmdir(lock)
+                raise RefusedError(f"cannot record the owner of lock {name}") from None
+            # A waiter took our fresh lock over before we wrote the owner (we
+            # stalled for the grace period); it is theirs now.
+        if time.monotonic() >= deadline:
+            raise LockBusyError(
+                f"lock busy: another writer holds {name} (waited {timeout} s); retry later"
+            )
+        time.sleep(POLL_SECONDS)
+
+
 def release_lock(lock: str) -> None:
-    try:
-        for entry in os.listdir(lock):
-            os.unlink(os.path.join(lock, entry))
-        os.rmdir(lock)
-    except OSError:
-        pass
+    """Removes the lock with whatever is in it; tries again when a waiter that had
+    moved our owner file aside puts it back meanwhile."""
+    for _ in range(3):
+        try:
+            for entry in os.listdir(lock):
+                path = os.path.join(lock, entry)
+                with suppress(FileNotFoundError):
+                    if os.path.isdir(path) and not os.path.islink(path):
+                        shutil.rmtree(path)
+                    else:
+                        os.unlink(path)
+            os.rmdir(lock)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            continue
 
 
 def publish(directory: str, name: str, tag: str, content: bytes) -> None:

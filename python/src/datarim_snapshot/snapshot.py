@@ -72,10 +72,12 @@ def render_snapshot(
     options: bytes | None,
     body: bytes,
     extra: bytes = b"",
+    body_flag: str = "--body-file",
 ) -> bytes:
     """The snapshot file's bytes. options/body are the first OPTIONS_READ_LIMIT/
     BODY_READ_LIMIT bytes of their files; extra holds pre-rendered optional
-    frontmatter lines. Raises RefusedError naming the first bad input."""
+    frontmatter lines. Raises RefusedError naming the first bad input (a bad
+    body by body_flag, the flag that named it)."""
     if not is_stage(_raw(stage)):
         raise RefusedError("invalid --stage (want one of: " + " ".join(STAGES) + ")")
     fault = slash_command_fault(_raw(command))
@@ -131,9 +133,9 @@ def render_snapshot(
     if not fault and bad_cut:
         fault = "utf8"
     if fault == "nul":
-        raise RefusedError("--body-file holds a NUL byte")
+        raise RefusedError(f"{body_flag} holds a NUL byte")
     if fault:
-        raise RefusedError("--body-file is not valid UTF-8")
+        raise RefusedError(f"{body_flag} is not valid UTF-8")
 
     tail = tail_true if truncated else tail_false
     kept = text[:keep] + (MARKER if truncated else b"")
@@ -187,6 +189,14 @@ def write_stage_snapshot(
     content = render_snapshot(
         task, stage, command, captured_by, recommended_next, stamp, options, body
     )
+    return publish_snapshot(root, task, content, timeout)
+
+
+def publish_snapshot(root: PathLike, task: str, content: bytes, timeout: int) -> str:
+    """Resolves the root, then, holding the task's lock, replaces its snapshot with content.
+
+    Returns the snapshot's path; raises RefusedError (1) or LockBusyError (3).
+    """
     absolute = fsops.resolve_root(os.fspath(root))
     directory = os.path.join(absolute, "datarim", "snapshots")
     fsops.artifact_dir(directory)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import dataclass, field
 
 from . import fsops
 from .errors import MalformedError, MissingError, RefusedError, UsageError
@@ -19,6 +20,7 @@ from .rules import (
     task_id_ok,
     utf8_scan,
     yaml_quoted_ok,
+    yaml_unquote,
 )
 
 FIELDS = [
@@ -37,13 +39,36 @@ FIELDS = [
 _SIZE = re.compile(rb"[1-9][0-9]*\Z")
 
 
-def _check_option_item(line: bytes, number: int) -> None:
+@dataclass
+class StageSnapshot:
+    """What the validator checked, handed back so a reader never parses the frontmatter again."""
+
+    task_id: str
+    stage: bytes
+    command: bytes
+    captured_at: bytes
+    captured_by: bytes
+    recommended_next: bytes
+    options: list[bytes]  # the items with the YAML quoting undone
+    size_bytes: int
+    truncated: bool
+    body: bytes  # the bytes after the blank line that ends the frontmatter
+    data: bytes  # the whole file
+    extra: dict[str, bytes] = field(default_factory=dict)  # optional fields, in file order
+
+
+def _check_option_item(line: bytes, number: int) -> bytes:
+    """Checks one options item; returns its text with the YAML quoting undone."""
     if not line.startswith(b"  - ") or len(line) < 8 or not yaml_quoted_ok(line[4:]):
         raise MalformedError(f"bad options item {number}")
+    return yaml_unquote(line[4:])
 
 
-def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = ()) -> None:
-    """Raises MalformedError naming the first broken rule; data is at most CAP+1 bytes."""
+def check_snapshot_bytes(
+    data: bytes, task: str, extra_keys: tuple[str, ...] = ()
+) -> StageSnapshot:
+    """Raises MalformedError naming the first broken rule; data is at most CAP+1 bytes.
+    Returns the validated fields."""
     size = len(data)
     if size > CAP:
         raise MalformedError(f"is over the {CAP}-byte cap")
@@ -65,31 +90,35 @@ def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = (
         raise MalformedError("artifact is not stage-snapshot")
     if field("schema_version") != b"1":
         raise MalformedError("schema_version is not 1")
-    if not is_stage(field("stage")):
+    stage = field("stage")
+    if not is_stage(stage):
         raise MalformedError("bad stage")
-    fault = slash_command_fault(field("command"))
+    command = field("command")
+    fault = slash_command_fault(command)
     if fault:
         raise MalformedError(f"bad command: {fault}")
-    if not is_timestamp(field("captured_at")):
+    captured_at = field("captured_at")
+    if not is_timestamp(captured_at):
         raise MalformedError("bad captured_at")
-    if not is_captured_by(field("captured_by")):
+    captured_by = field("captured_by")
+    if not is_captured_by(captured_by):
         raise MalformedError("bad captured_by")
-    fault = slash_command_fault(field("recommended_next"))
+    recommended_next = field("recommended_next")
+    fault = slash_command_fault(recommended_next)
     if fault:
         raise MalformedError(f"bad recommended_next: {fault}")
 
+    options: list[bytes] = []
     line = field("options")
     if line == b"options:":
-        items = 0
         while True:
             mark = lines.pos
             item = lines.next()
             if item is None or not item.startswith(b"  "):
                 lines.pos = mark
                 break
-            items += 1
-            _check_option_item(item, items)
-        if items == 0:
+            options.append(_check_option_item(item, len(options) + 1))
+        if not options:
             raise MalformedError("options is not a list")
     elif line != b"options: []":
         raise MalformedError("options is not a list")
@@ -101,7 +130,7 @@ def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = (
     if truncated not in (b"true", b"false"):
         raise MalformedError("bad truncated")
 
-    reader.close(extra_keys)
+    extra = reader.close(extra_keys)
     if lines.next() != b"":
         raise MalformedError("no blank line after the frontmatter")
     if int(size_text) != size:
@@ -110,6 +139,28 @@ def check_snapshot_bytes(data: bytes, task: str, extra_keys: tuple[str, ...] = (
         raise MalformedError(
             "truncated is true but the body does not end with the truncation marker"
         )
+    return StageSnapshot(
+        task_id=task,
+        stage=stage,
+        command=command,
+        captured_at=captured_at,
+        captured_by=captured_by,
+        recommended_next=recommended_next,
+        options=options,
+        size_bytes=size,
+        truncated=truncated == b"true",
+        body=data[lines.pos :],
+        data=data,
+        extra=extra,
+    )
+
+
+def check_snapshot_file(
+    path: str, task: str, extra_keys: tuple[str, ...] = ()
+) -> StageSnapshot:
+    """Raises MissingError (1) or MalformedError (2); returns the fields when the file
+    may be trusted."""
+    return check_snapshot_bytes(read_artifact(path, CAP + 1), task, extra_keys)
 
 
 def read_artifact(path: str, limit: int) -> bytes:
@@ -132,11 +183,6 @@ def read_artifact(path: str, limit: int) -> bytes:
         raise MalformedError("cannot be read") from None
 
 
-def check_snapshot_file(path: str, task: str, extra_keys: tuple[str, ...] = ()) -> None:
-    """Raises MissingError (1) or MalformedError (2); returns when the file may be trusted."""
-    check_snapshot_bytes(read_artifact(path, CAP + 1), task, extra_keys)
-
-
 def find_root(start: str | None = None) -> str:
     """The nearest directory, from start upwards, holding datarim/; else start."""
     here = start if start is not None else os.getcwd()
@@ -156,6 +202,12 @@ def snapshot_relpath(task: str) -> str:
 def validate_stage_snapshot(task: str, root: str | None = None) -> str:
     """Validates the task's snapshot; returns its path. Raises UsageError (code 3),
     MissingError (1) or MalformedError (2) with the message the shell prints."""
+    path, _ = read_stage_snapshot(task, root)
+    return path
+
+
+def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageSnapshot]:
+    """validate_stage_snapshot, also handing back the validated fields: (path, snapshot)."""
     if not task_id_ok(task):
         raise UsageError(
             "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)",
@@ -171,16 +223,18 @@ def validate_stage_snapshot(task: str, root: str | None = None) -> str:
     rel = snapshot_relpath(task)
     path = os.path.join(root, rel)
     try:
-        check_snapshot_file(path, task)
+        snapshot = check_snapshot_file(path, task)
     except (MissingError, MalformedError) as exc:
         raise type(exc)(f"{rel} {exc.message}") from None
-    return path
+    return path, snapshot
 
 
 __all__ = [
     "RefusedError",
+    "StageSnapshot",
     "check_snapshot_bytes",
     "check_snapshot_file",
     "find_root",
+    "read_stage_snapshot",
     "validate_stage_snapshot",
 ]

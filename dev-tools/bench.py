@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""`make bench`: how fast the writers and validators are, as medians over repeated runs.
+
+Prints figures only; nothing here passes or fails. Machines are shared and noisy, so
+read medians and ratios, not single runs. The reference figure for the existing bash
+implementation of the same contract (about 50 ms per write, lock polled once a second)
+comes from the issue that set the targets.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WRITER = REPO / "dev-tools" / "snapshot-writer-wrapper.sh"
+CHECKER = REPO / "dev-tools" / "check-stage-snapshot-on-exit.sh"
+REFERENCE_MS = 50.0
+RUNS = int(os.environ.get("BENCH_RUNS", "30"))
+
+
+def writer_args(root: Path, body: Path, task: str = "BENCH-0001") -> list[str]:
+    return [
+        "--root", str(root), "--task", task, "--stage", "do", "--command", "/dr-do",
+        "--captured-by", "agent", "--recommended-next", "/dr-qa", "--body-file", str(body),
+        "--options-file", str(body.parent / "options.txt"),
+    ]  # fmt: skip
+
+
+def median_ms(action, runs: int = RUNS) -> float:  # type: ignore[no-untyped-def]
+    action()  # warm caches
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def run(argv: list[str]) -> None:
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+
+
+def race(argvs: list[list[str]]) -> float:
+    start = time.perf_counter()
+    procs = [subprocess.Popen(a, stdout=subprocess.DEVNULL) for a in argvs]
+    codes = [p.wait() for p in procs]
+    if any(codes):
+        raise SystemExit(f"a racing writer failed: {codes}")
+    return (time.perf_counter() - start) * 1000
+
+
+def main() -> int:
+    from datarim_snapshot import write_stage_snapshot
+    from datarim_snapshot.snapshot import render_snapshot
+
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        base = Path(scratch)
+        root = base / "ws"
+        root.mkdir()
+        body = base / "body.md"
+        body.write_text("Stage summary: plan verified, 3 steps, 2 risks.\n" * 40)
+        (base / "options.txt").write_text("/dr-qa BENCH-0001 | coverage\n/dr-status | escape\n")
+        python_cmd = [sys.executable, "-m", "datarim_snapshot", "write"]
+
+        bash_ms = median_ms(lambda: run([str(WRITER), *writer_args(root, body)]))
+        rows.append(
+            ("bash writer, one call", f"{bash_ms:.1f} ms", f"{REFERENCE_MS / bash_ms:.1f}x")
+        )
+        py_ms = median_ms(lambda: run([*python_cmd, *writer_args(root, body)]))
+        rows.append(
+            ("python -m datarim_snapshot write", f"{py_ms:.1f} ms", f"{REFERENCE_MS / py_ms:.1f}x")
+        )
+        entry = Path(sys.executable).parent / "datarim-snapshot"
+        if entry.exists():
+            cmd_ms = median_ms(lambda: run([str(entry), "write", *writer_args(root, body)]))
+            rows.append(
+                ("datarim-snapshot write", f"{cmd_ms:.1f} ms", f"{REFERENCE_MS / cmd_ms:.1f}x")
+            )
+
+        def api_write() -> None:
+            write_stage_snapshot(
+                root=str(root), task="BENCH-0001", stage="do", command="/dr-do",
+                captured_by="agent", recommended_next="/dr-qa", body_file=str(body),
+                options_file=str(base / "options.txt"),
+            )  # fmt: skip
+
+        api_ms = median_ms(api_write, runs=RUNS * 5)
+        options = (base / "options.txt").read_bytes()
+        body_bytes = body.read_bytes()
+        render_us = 1000 * median_ms(
+            lambda: render_snapshot(
+                "BENCH-0001", "do", "/dr-do", "agent", "/dr-qa", "2026-01-01T00:00:00Z",
+                options, body_bytes,
+            ),
+            runs=RUNS * 20,
+        )  # fmt: skip
+        fd = os.open(str(base / "fsync-probe"), os.O_WRONLY | os.O_CREAT, 0o600)
+
+        def fsync_once() -> None:
+            os.write(fd, b"x")
+            os.fsync(fd)
+
+        fsync_ms = median_ms(fsync_once, runs=RUNS * 5)
+        os.close(fd)
+        rows.append(("python API write_stage_snapshot", f"{api_ms:.2f} ms", ""))
+        rows.append(("  of which one fsync", f"{fsync_ms:.2f} ms", ""))
+        rows.append(("  render only (no I/O)", f"{render_us:.0f} us", ""))
+
+        check_ms = median_ms(
+            lambda: run([str(CHECKER), "--task", "BENCH-0001", "--root", str(root)])
+        )
+        rows.append(("bash validator, one call", f"{check_ms:.1f} ms", ""))
+        pycheck_ms = median_ms(
+            lambda: run([sys.executable, "-m", "datarim_snapshot", "check", "--task", "BENCH-0001",
+                         "--root", str(root)])
+        )  # fmt: skip
+        rows.append(("python validator command", f"{pycheck_ms:.1f} ms", ""))
+
+        for label, argv0 in (("bash", [str(WRITER)]), ("python", python_cmd)):
+            rounds = [
+                race([[*argv0, *writer_args(root, body, "RACE-0001")] for _ in range(8)])
+                for _ in range(5)
+            ]
+            rows.append(
+                (
+                    f"8 {label} writers racing on one task",
+                    f"{statistics.median(rounds):.0f} ms",
+                    "wall",
+                )
+            )
+        mixed = [
+            race([[*(python_cmd if n % 2 else [str(WRITER)]), *writer_args(root, body, "RACE-0002")]
+                  for n in range(16)])
+            for _ in range(3)
+        ]  # fmt: skip
+        rows.append(
+            ("16 writers (8 bash + 8 python) racing", f"{statistics.median(mixed):.0f} ms", "wall")
+        )
+
+        small = base / "small.md"
+        small.write_bytes(b"x" * 8192)
+        huge = base / "huge.md"
+        with open(huge, "wb") as handle:
+            chunk = b"a line of a very long stage answer\n" * 30000
+            for _ in range(512 * 1024 * 1024 // len(chunk)):
+                handle.write(chunk)
+        size_mib = huge.stat().st_size / 2**20
+        for label, path in (("8 KiB", small), (f"{size_mib:.0f} MiB", huge)):
+            ms = median_ms(lambda p=path: run([str(WRITER), *writer_args(root, p)]), runs=RUNS // 2)
+            rows.append((f"bash writer, {label} body", f"{ms:.1f} ms", ""))
+            ms = median_ms(lambda p=path: run([*python_cmd, *writer_args(root, p)]), runs=RUNS // 2)
+            rows.append((f"python command, {label} body", f"{ms:.1f} ms", ""))
+        huge.unlink()
+
+    width = max(len(r[0]) for r in rows)
+    print(
+        f"datarim snapshot bench: medians of {RUNS} runs"
+        f" (ratio: reference {REFERENCE_MS:.0f} ms / ours)"
+    )
+    for name, value, note in rows:
+        print(f"  {name:<{width}}  {value:>10}  {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

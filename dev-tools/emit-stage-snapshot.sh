@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Entry point: a stage's final answer (its CTA block) to its snapshot; runs
+# under bash whatever the parent shell. Flags: see scripts/lib/snapshot-emit.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/snapshot-emit.sh
+. "$here/../scripts/lib/snapshot-emit.sh"
+status=0
+emit_stage_snapshot "$@" || status=$?
+exit "$status"

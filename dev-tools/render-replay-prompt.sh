@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Entry point for the replay renderer (CONTRACT §4): exit 0 printed, 1 snapshot missing and 2
+# invalid (both silent: nothing on stdout or stderr), 3 usage.
+# See scripts/lib/snapshot-resume.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/snapshot-resume.sh
+. "$here/../scripts/lib/snapshot-resume.sh"
+status=0
+resume_replay_main "$@" || status=$?
+exit "$status"

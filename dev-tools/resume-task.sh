@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Entry point for the one-call resume: the replay prompt of a valid snapshot, else the
+# task's legacy context; exit 0 printed, 1 nothing to resume, 3 usage.
+# See scripts/lib/snapshot-resume.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/snapshot-resume.sh
+. "$here/../scripts/lib/snapshot-resume.sh"
+status=0
+resume_task_main "$@" || status=$?
+exit "$status"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Entry point for the Claude Code SessionStart hook: the hook's JSON payload
+# on stdin, the hook output JSON on stdout. It never blocks a session: it
+# prints nothing and exits 0 on any failure. See scripts/lib/session-start-hook.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/session-start-hook.sh
+. "$here/../scripts/lib/session-start-hook.sh" 2>/dev/null || exit 0
+session_start_hook "$@" 2>/dev/null || :
+exit 0

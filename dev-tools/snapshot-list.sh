@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Entry point for snapshot-list; exit codes and flags: see scripts/lib/snapshot-lifecycle.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/snapshot-lifecycle.sh
+. "$here/../scripts/lib/snapshot-lifecycle.sh"
+status=0
+lifecycle_list_main "$@" || status=$?
+exit "$status"

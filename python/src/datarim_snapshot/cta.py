@@ -1,0 +1,190 @@
+"""The CTA block that ends a /dr-* stage's answer (CONTRACT §7), twin of scripts/lib/cta-parse.awk.
+
+The block starts at the last header line of the answer and ends at its
+closing "---" line (or the end of the answer); text after it is ignored.
+Inside it, "N. ..." lines are options until "**Другие активные задачи" starts
+the list of other tasks, which is no part of this task's options.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .errors import RefusedError
+from .rules import CAP, slash_command_fault, task_id_ok, utf8_scan
+
+HEADERS = tuple(
+    h.encode() for h in ("**Следующий шаг — ", "**QA failed для ", "**Expectations BLOCKED для ")
+)
+OTHER_TASKS = "**Другие активные задачи".encode()
+PRIMARY = "**рекомендуется**"
+ALTERNATIVE = "альтернатива"
+SEP = " — "
+MIDDOT = " · ".encode()
+MAX_OPTIONS = 5
+
+_SEP = SEP.encode()
+_PRIMARY = PRIMARY.encode()
+_ALTERNATIVE = ALTERNATIVE.encode()
+_ID = re.compile(rb"[A-Za-z0-9-]+")
+_OPTION = re.compile(rb"[0-9]+\. ")
+
+
+@dataclass(frozen=True)
+class CtaBlock:
+    """What a snapshot takes from the block: recommended_next and its options lines."""
+
+    recommended_next: str
+    options: list[str]  # "<command and args> | <purpose>" or plain text; the primary first
+
+
+@dataclass
+class _Scan:
+    stage_id: bytes = b""
+    found: bool = False
+    header_id: bytes = b""
+    count: int = 0
+    options: list[bytes] | None = None
+
+
+@dataclass(frozen=True)
+class _Option:
+    text: bytes
+    command: bytes | None  # None: a plain-text option
+    primary: bool
+    item: bytes  # its options line
+
+
+def _lines(path: str) -> Iterator[bytes]:
+    """The answer's lines: line end, a CR before it and trailing blanks removed."""
+    with open(path, "rb") as handle:
+        for raw in handle:
+            line = raw[:-1] if raw.endswith(b"\n") else raw
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            yield line.rstrip(b" \t")
+
+
+def _header_id(line: bytes) -> bytes | None:
+    """The task ID a CTA header line names (b"" when none); None for any other line."""
+    for head in HEADERS:
+        if line.startswith(head):
+            match = _ID.match(line, len(head))
+            return match.group(0) if match else b""
+    return None
+
+
+def _stage_header_id(line: bytes) -> bytes:
+    if not line.startswith(b"**"):
+        return b""
+    end = line.find(MIDDOT)
+    return line[2:end] if end >= 0 else b""
+
+
+def _scan(path: str) -> _Scan:
+    scan = _Scan()
+    state = ""
+    for number, line in enumerate(_lines(path), start=1):
+        if number == 1:
+            scan.stage_id = _stage_header_id(line)
+        header = _header_id(line)
+        if header is not None:
+            scan.found, scan.header_id, scan.count, scan.options = True, header, 0, []
+            state = "options"
+        elif state == "options":
+            if line == b"---":
+                state = "closed"
+            elif line.startswith(OTHER_TASKS):
+                state = "other-tasks"
+            elif _OPTION.match(line) and scan.options is not None:
+                scan.count += 1
+                if scan.count <= MAX_OPTIONS:
+                    scan.options.append(line[line.index(b". ") + 2 :])
+        elif state == "other-tasks" and line == b"---":
+            state = "closed"
+    return scan
+
+
+def _option(text: bytes, number: int) -> _Option:
+    fault = utf8_scan(text, ctl=True, tab_ok=True)
+    if fault == "utf8":
+        raise RefusedError(f"CTA option {number} is not valid UTF-8")
+    if fault:
+        raise RefusedError(f"CTA option {number} holds a control character")
+    command: bytes | None = None
+    if text.startswith(b"`"):
+        tick = text.find(b"`", 1)
+        if tick < 0:
+            raise RefusedError(f"CTA option {number}: the command's closing backtick is missing")
+        command = text[1:tick]
+        if not command.startswith(b"/"):
+            raise RefusedError(
+                f"CTA option {number}: the command `{command.decode()}` does not start with /"
+            )
+        rest = text[tick + 1 :]
+        if rest and not rest.startswith(_SEP):
+            raise RefusedError(
+                f"CTA option {number}: want '{SEP}' between the command and its purpose"
+            )
+        rest = rest[len(_SEP) :]
+    else:
+        sep = text.find(_SEP)
+        rest = text[sep + len(_SEP) :] if sep >= 0 else b""
+    primary = False
+    if rest == _PRIMARY or rest.startswith(_PRIMARY + _SEP):
+        primary, rest = True, rest[len(_PRIMARY + _SEP) :]
+    elif rest == _ALTERNATIVE or rest.startswith(_ALTERNATIVE + _SEP):
+        rest = rest[len(_ALTERNATIVE + _SEP) :]
+    # A plain-text option keeps its text; a command drops its marker word.
+    item = text if command is None else command + b" | " + rest if rest else command
+    return _Option(text, command, primary, item)
+
+
+def read_cta(path: str, task: str) -> CtaBlock:
+    """The CTA block ending the answer at path, for task; RefusedError names what is wrong."""
+    scan = _scan(path)
+    stage_id = scan.stage_id.decode("latin-1")
+    if stage_id and task_id_ok(stage_id) and stage_id != task:
+        raise RefusedError(f"the answer's stage header names {stage_id}, not --task {task}")
+    if not scan.found or scan.options is None:
+        raise RefusedError(
+            "--response-file has no CTA block (a line starting **Следующий шаг — <ID>,"
+            " **QA failed для <ID> or **Expectations BLOCKED для <ID>)"
+        )
+    header_id = scan.header_id.decode("ascii")
+    if not header_id:
+        raise RefusedError("the CTA header names no task ID")
+    if header_id != task:
+        raise RefusedError(f"the CTA block is for {header_id}, not --task {task}")
+    if scan.count == 0:
+        raise RefusedError("the CTA block has no numbered options")
+    if scan.count > MAX_OPTIONS:
+        raise RefusedError(f"the CTA block has {scan.count} options (at most {MAX_OPTIONS})")
+
+    options = [_option(text, number) for number, text in enumerate(scan.options, start=1)]
+    primaries = [number for number, option in enumerate(options, start=1) if option.primary]
+    if not primaries:
+        raise RefusedError(f"no CTA option is marked {PRIMARY}")
+    if len(primaries) > 1:
+        raise RefusedError(
+            f"CTA options {primaries[0]} and {primaries[1]} are both marked {PRIMARY}"
+            " (want exactly one)"
+        )
+    number = primaries[0]
+    primary = options[number - 1]
+    if primary.command is None:
+        raise RefusedError(f"the {PRIMARY} CTA option {number} has no command")
+    recommended = primary.command.split(b" ", 1)[0]
+    fault = slash_command_fault(recommended)
+    if fault:
+        raise RefusedError(f"CTA option {number}: recommended_next {fault}")
+
+    # The primary goes first: a replay shows the first option whose command
+    # matches recommended_next, and that must be this one.
+    items = [primary.item] + [o.item for o in options if o is not primary]
+    size = sum(len(item) + 1 for item in items)
+    if size > CAP:
+        raise RefusedError(f"the CTA options take {size} bytes, more than the {CAP}-byte cap")
+    return CtaBlock(recommended.decode(), [item.decode() for item in items])

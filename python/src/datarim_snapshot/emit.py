@@ -1,0 +1,136 @@
+"""A stage's final answer to its snapshot in one call, twin of scripts/lib/snapshot-emit.sh.
+
+Reads the CTA block that ends the answer (cta.py) and writes the snapshot
+through the writer's own renderer and publish step (snapshot.py), with the
+whole answer as the body.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import fsops, jsonout
+from .console import Console
+from .cta import read_cta
+from .errors import DatarimError, HelpRequested, RefusedError
+from .flags import parse_flags
+from .rules import task_id_ok
+from .snapshot import (
+    BODY_READ_LIMIT,
+    PathLike,
+    now_utc,
+    publish_snapshot,
+    render_snapshot,
+)
+from .texts import usage
+
+PROGRAM = "emit-stage-snapshot"
+
+
+@dataclass(frozen=True)
+class Emission:
+    """What was written, or with dry_run what would be."""
+
+    task_id: str
+    recommended_next: str
+    options: list[str]  # the primary first
+    preview: bytes  # the recommended_next and options lines, exactly as in the frontmatter
+    path: str | None  # the snapshot written; None for a dry run
+
+    def json(self) -> bytes:
+        return jsonout.dumps(
+            {
+                "task_id": self.task_id,
+                "recommended_next": self.recommended_next,
+                "options": self.options,
+            }
+        )
+
+
+def emit_stage_snapshot(
+    root: PathLike,
+    task: str,
+    stage: str,
+    command: str,
+    response_file: PathLike,
+    captured_by: str = "agent",
+    captured_at: str | None = None,
+    dry_run: bool = False,
+) -> Emission | None:
+    """Writes <root>/datarim/snapshots/<task>.snapshot.md from the answer's CTA block.
+
+    Returns what was written (None when DATARIM_DISABLE_SNAPSHOT=1); with
+    dry_run, checks everything the write would and touches nothing. Raises
+    RefusedError (1), UsageError (2) or LockBusyError (3).
+    """
+    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
+        return None
+    timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    if not task_id_ok(task):
+        raise RefusedError(
+            "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+        )
+    stamp = captured_at or now_utc()
+    answer = os.fspath(response_file)
+    if not (os.path.isfile(answer) and os.access(answer, os.R_OK)):
+        raise RefusedError("--response-file is not a readable file")
+    try:
+        block = read_cta(answer, task)
+        body = fsops.read_prefix(answer, BODY_READ_LIMIT)
+    except OSError:
+        raise RefusedError("--response-file is not a readable file") from None
+    options = "".join(item + "\n" for item in block.options).encode()
+    content = render_snapshot(
+        task,
+        stage,
+        command,
+        captured_by,
+        block.recommended_next,
+        stamp,
+        options,
+        body,
+        body_flag="--response-file",
+    )
+    start = content.index(b"\nrecommended_next: ") + 1
+    preview = content[start : content.index(b"\nsize_bytes: ") + 1]
+    if dry_run:
+        fsops.resolve_root(os.fspath(root))
+        path = None
+    else:
+        path = publish_snapshot(root, task, content, timeout)
+    return Emission(task, block.recommended_next, block.options, preview, path)
+
+
+def emit_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/emit-stage-snapshot.sh."""
+    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
+        return 0
+    try:
+        flags = parse_flags(
+            "--root= --task= --stage= --command= --response-file= --captured-by= "
+            "--captured-at= --dry-run --json",
+            "--root --task --stage --command --response-file",
+            argv,
+        )
+        as_json = "json" in flags
+        emission = emit_stage_snapshot(
+            root=flags["root"],
+            task=flags["task"],
+            stage=flags["stage"],
+            command=flags["command"],
+            response_file=flags["response_file"],
+            captured_by=flags.get("captured_by", "agent"),
+            captured_at=flags.get("captured_at") or None,
+            dry_run=as_json or "dry_run" in flags,
+        )
+    except HelpRequested:
+        console.write(usage(PROGRAM))
+        return 2
+    except DatarimError as exc:
+        console.error(PROGRAM, exc.message)
+        return exc.code
+    if emission is not None and emission.path is None:
+        console.write(emission.json() if as_json else emission.preview)
+    return 0

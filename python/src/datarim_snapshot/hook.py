@@ -1,0 +1,111 @@
+"""Claude Code SessionStart hook, the twin of scripts/lib/session-start-hook.sh.
+
+After /clear, a compaction or a resumed session, hands the agent its active
+task's resume text (see resume.py). It never blocks a session: on any failure,
+and for sources other than clear, compact and resume, it prints nothing and
+exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import fsops
+from .console import Console
+from .resume import pick_task, resume_output
+from .rules import utf8_scan
+from .texts import usage
+from .validate import find_root
+
+PAYLOAD_LIMIT = 65536
+MAX_DEPTH = 64
+SOURCES = ("clear", "compact", "resume")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"not JSON: {name}")
+
+
+def _depth(value: Any) -> int:
+    """How deeply containers nest in value (an object holding scalars: 1)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children = list(item.values())
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _usable(value: str) -> bool:
+    """A string fit for use: no U+0000, lone surrogate or control character."""
+    try:
+        raw = value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return utf8_scan(raw, ctl=True) == ""
+
+
+def parse_payload(data: bytes) -> tuple[str, str] | None:
+    """(source, cwd) of a hook payload, or None unless it is one strict JSON object
+    (RFC 8259: UTF-8, no BOM, NaN or Infinity, nesting at most 64 deep) whose last
+    "source" and "cwd" members are strings without control characters. The same
+    verdicts as scripts/lib/hook-payload.awk."""
+    try:
+        # parse_int=float: no digit-count limit, which the awk reader does not have.
+        payload = json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=float)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(payload, dict) or _depth(payload) > MAX_DEPTH:
+        return None
+    source, cwd = payload.get("source"), payload.get("cwd")
+    if not (isinstance(source, str) and isinstance(cwd, str) and _usable(source) and _usable(cwd)):
+        return None
+    return source, cwd
+
+
+def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
+    """The hook's output, or None to print nothing."""
+    if argv or os.environ.get("DATARIM_DISABLE_RESUME_HOOK") == "1":
+        return None
+    budget = fsops.seconds_env("DATARIM_RESUME_BUDGET", 9000)
+    data = stdin.read(PAYLOAD_LIMIT + 1)
+    if len(data) > PAYLOAD_LIMIT:
+        return None
+    fields = parse_payload(data)
+    if fields is None:
+        return None
+    source, cwd = fields
+    if source not in SOURCES or not cwd.startswith("/") or not os.path.isdir(cwd):
+        return None
+    root = find_root(cwd)
+    if not os.path.isdir(os.path.join(root, "datarim")):
+        return None
+    task = pick_task(root, None)
+    # A legacy document is read no further than the budget can reach: a
+    # character is at most 4 bytes, and the cut lands before the last one read.
+    return resume_output("hook", root, task, budget, read_limit=budget * 4 + 8)
+
+
+def session_start_command(argv: Sequence[str], console: Console) -> int:
+    """Same bytes as dev-tools/session-start-hook.sh; always exit 0."""
+    if argv and argv[0] in ("-h", "--help"):
+        console.write(usage("session-start-hook"))
+        return 0
+    try:
+        output = session_start(argv, sys.stdin.buffer)
+    except Exception:  # whatever goes wrong, a session is never blocked
+        output = None
+    if output:
+        console.write(output)
+    return 0

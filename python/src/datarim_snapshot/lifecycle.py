@@ -1,0 +1,330 @@
+"""Snapshot lifecycle: show one, list them all, archive a final one.
+
+The twin of scripts/lib/snapshot-lifecycle.sh and snapshot-lifecycle.awk.
+"""
+
+from __future__ import annotations
+
+import calendar
+import os
+import re
+from collections.abc import Sequence
+from contextlib import suppress
+
+from . import fsops, jsonout
+from .console import Console
+from .errors import DatarimError, HelpRequested, LockBusyError, MalformedError, UsageError
+from .flags import parse_flags
+from .resume import pick_task, resolve_root
+from .rules import is_timestamp, task_id_ok
+from .snapshot import now_utc
+from .texts import usage
+from .validate import StageSnapshot, check_snapshot_file
+
+SHOW = "snapshot-show"
+LIST = "snapshot-list"
+ARCHIVE = "snapshot-archive"
+_AREA = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+MAX_ARCHIVES = 999
+
+
+def _positional_task(argv: Sequence[str]) -> list[str]:
+    """`show <ID>` is `show --task <ID>`."""
+    args = list(argv)
+    if args and not args[0].startswith("-"):
+        args.insert(0, "--task")
+    return args
+
+
+def _task(flags: dict[str, str]) -> str:
+    if not flags.get("task"):
+        raise UsageError("missing required flag(s): --task", code=3)
+    return pick_task("", flags["task"])
+
+
+def _snapshot_rel(task: str) -> str:
+    return f"datarim/snapshots/{task}.snapshot.md"
+
+
+def _read(root: str, task: str) -> StageSnapshot:
+    """The validated snapshot; the errors carry the shell's messages."""
+    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
+        raise MalformedError("datarim/snapshots is a symlink")
+    rel = _snapshot_rel(task)
+    try:
+        return check_snapshot_file(os.path.join(root, rel), task)
+    except DatarimError as exc:
+        raise type(exc)(f"{rel} {exc.message}") from None
+
+
+def show_json(task: str, snapshot: StageSnapshot) -> bytes:
+    return jsonout.dumps(
+        {
+            "task": task,
+            "path": _snapshot_rel(task),
+            "stage": snapshot.stage.decode(),
+            "command": snapshot.command.decode(),
+            "captured_at": snapshot.captured_at.decode(),
+            "captured_by": snapshot.captured_by.decode(),
+            "recommended_next": snapshot.recommended_next.decode(),
+            "options": [option.decode() for option in snapshot.options],
+            "size_bytes": snapshot.size_bytes,
+            "truncated": snapshot.truncated,
+            "body": snapshot.body.decode(),
+        }
+    )
+
+
+def show_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/snapshot-show.sh."""
+    try:
+        flags = parse_flags("--task= --root= --json", "", _positional_task(argv))
+        task = _task(flags)
+        root = resolve_root(flags.get("root"))
+    except HelpRequested:
+        console.write(usage(SHOW))
+        return 0
+    except DatarimError as exc:
+        console.error(SHOW, exc.message)
+        return 3
+    try:
+        snapshot = _read(root, task)
+    except DatarimError as exc:
+        console.error(SHOW, exc.message)
+        return exc.code
+    console.write(show_json(task, snapshot) if flags.get("json") else snapshot.data)
+    return 0
+
+
+def epoch(timestamp: str) -> int:
+    """Seconds since 1970 of a checked YYYY-MM-DDTHH:MM:SSZ."""
+    fields = ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16), (17, 19))
+    parts = [int(timestamp[start:end]) for start, end in fields]
+    return calendar.timegm((*parts, 0, 0, 0))
+
+
+def age_text(seconds: int) -> str:
+    """An age as its largest whole unit: 45s, 7m, 5h, 3d; "future" when negative."""
+    if seconds < 0:
+        return "future"
+    for limit, unit, size in ((60, "s", 1), (3600, "m", 60), (86400, "h", 3600)):
+        if seconds < limit:
+            return f"{seconds // size}{unit}"
+    return f"{seconds // 86400}d"
+
+
+def list_rows(root: str) -> list[tuple[str, StageSnapshot | None, str]]:
+    """(task, snapshot or None, why not valid) for each snapshot file, by name."""
+    directory = os.path.join(root, "datarim", "snapshots")
+    if not os.path.isdir(directory):
+        return []
+    rows: list[tuple[str, StageSnapshot | None, str]] = []
+    for name in sorted(os.listdir(directory), key=os.fsencode):
+        if not name.endswith(".snapshot.md"):
+            continue
+        task = name[: -len(".snapshot.md")]
+        if name.startswith(".") or not task_id_ok(task):
+            continue
+        try:
+            rows.append((task, check_snapshot_file(os.path.join(directory, name), task), ""))
+        except DatarimError as exc:
+            rows.append((task, None, exc.message.replace("\t", "?")))
+    return rows
+
+
+def list_output(
+    rows: Sequence[tuple[str, StageSnapshot | None, str]], now: int, as_json: bool
+) -> bytes:
+    if as_json:
+        items = []
+        for task, snapshot, reason in rows:
+            if snapshot is None:
+                items.append(
+                    {
+                        "task": task,
+                        "valid": False,
+                        "reason": reason,
+                        "stage": None,
+                        "captured_at": None,
+                        "age_seconds": None,
+                        "recommended_next": None,
+                    }
+                )
+                continue
+            items.append(
+                {
+                    "task": task,
+                    "valid": True,
+                    "reason": None,
+                    "stage": snapshot.stage.decode(),
+                    "captured_at": snapshot.captured_at.decode(),
+                    "age_seconds": now - epoch(snapshot.captured_at.decode()),
+                    "recommended_next": snapshot.recommended_next.decode(),
+                }
+            )
+        return jsonout.dumps(items)
+    table = [["TASK", "STAGE", "CAPTURED_AT", "AGE", "RECOMMENDED_NEXT", "STATUS"]]
+    for task, snapshot, reason in rows:
+        if snapshot is None:
+            table.append([task, "-", "-", "-", "-", f"invalid: {reason}"])
+            continue
+        captured = snapshot.captured_at.decode()
+        table.append(
+            [
+                task,
+                snapshot.stage.decode(),
+                captured,
+                age_text(now - epoch(captured)),
+                snapshot.recommended_next.decode(),
+                "valid",
+            ]
+        )
+    widths = [max(len(row[c]) for row in table) for c in range(5)]
+    lines = []
+    for row in table:
+        padded = "".join(cell.ljust(widths[c]) + "  " for c, cell in enumerate(row[:5]))
+        lines.append(padded + row[5] + "\n")
+    return "".join(lines).encode()
+
+
+def list_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/snapshot-list.sh."""
+    try:
+        flags = parse_flags("--root= --json", "", argv)
+        root = resolve_root(flags.get("root"))
+    except HelpRequested:
+        console.write(usage(LIST))
+        return 0
+    except DatarimError as exc:
+        console.error(LIST, exc.message)
+        return 3
+    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
+        console.error(LIST, "datarim/snapshots is a symlink")
+        return 2
+    now = os.environ.get("DATARIM_NOW") or now_utc()
+    rows = list_rows(root)
+    if not is_timestamp(os.fsencode(now)):
+        console.error(LIST, "DATARIM_NOW must be YYYY-MM-DDTHH:MM:SSZ, a real UTC time")
+        return 3
+    console.write(list_output(rows, epoch(now), bool(flags.get("json"))))
+    return 0
+
+
+def archive_area(task: str, area: str | None) -> str:
+    """--area, or the task ID's prefix lower-cased; one safe path segment."""
+    chosen = area or task.split("-", 1)[0].lower()
+    if len(chosen) > 64 or not _AREA.match(chosen):
+        raise UsageError(
+            "invalid --area (want one path segment: letters, digits, '.', '_' or '-', at most 64)",
+            code=3,
+        )
+    return chosen
+
+
+def _archive_dir(root: str, rel_dir: str, made: list[str]) -> None:
+    """Makes root/rel_dir one directory at a time, refusing a symlink on the way."""
+    part = ""
+    for name in rel_dir.split("/"):
+        part = f"{part}/{name}" if part else name
+        path = os.path.join(root, part)
+        if os.path.islink(path):
+            raise DatarimError(f"{part} is a symlink; refusing to write through it")
+        if os.path.isdir(path):
+            continue
+        try:
+            os.mkdir(path)
+        except OSError:
+            if os.path.isdir(path) and not os.path.islink(path):
+                continue
+            raise DatarimError(f"cannot create {part}") from None
+        made.insert(0, part)
+
+
+def _undo_dirs(root: str, made: Sequence[str]) -> None:
+    """Removes the directories made (newest first) when they are still empty."""
+    for part in made:
+        with suppress(OSError):
+            os.rmdir(os.path.join(root, part))
+
+
+def archive_snapshot(root: str, task: str, area: str, timeout: int) -> str:
+    """Moves the task's valid snapshot into documentation/archive/<area>/snapshots
+    under the first free name and returns that path (relative to root). Raises
+    MissingError (1), MalformedError (2) or DatarimError (1); nothing changes then."""
+    directory = os.path.join(root, "datarim", "snapshots")
+    rel = _snapshot_rel(task)
+    source = os.path.join(root, rel)
+    if os.path.islink(directory):
+        raise MalformedError("datarim/snapshots is a symlink")
+    if not os.path.lexists(source):
+        raise DatarimError(f"{rel} is missing")
+    try:
+        with fsops.held_lock(os.path.join(directory, f".lock.{task}"), timeout):
+            return _archive_locked(root, task, area)
+    except LockBusyError as exc:
+        raise DatarimError(exc.message) from None
+
+
+def _archive_locked(root: str, task: str, area: str) -> str:
+    """The move, under the task's snapshot lock: validate, link under the first free
+    name (a link never replaces a file), then unlink the snapshot."""
+    rel = _snapshot_rel(task)
+    source = os.path.join(root, rel)
+    _read(root, task)
+    rel_dir = f"documentation/archive/{area}/snapshots"
+    made: list[str] = []
+    try:
+        _archive_dir(root, rel_dir, made)
+    except DatarimError:
+        _undo_dirs(root, made)
+        raise
+    number = 1
+    target = f"{rel_dir}/{task}-final-stage.md"
+    while True:
+        try:
+            os.link(source, os.path.join(root, target))
+            break
+        except FileExistsError:
+            pass
+        except OSError:
+            _undo_dirs(root, made)
+            raise DatarimError(
+                f"cannot link {target} (is documentation/ on another file system?)"
+            ) from None
+        number += 1
+        if number > MAX_ARCHIVES:
+            _undo_dirs(root, made)
+            raise DatarimError(f"{rel_dir} already holds {MAX_ARCHIVES} archives of {task}")
+        target = f"{rel_dir}/{task}-final-stage-{number}.md"
+    try:
+        os.unlink(source)
+    except OSError:
+        with suppress(OSError):
+            os.unlink(os.path.join(root, target))
+        _undo_dirs(root, made)
+        raise DatarimError(f"cannot remove {rel}") from None
+    return target
+
+
+def archive_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/snapshot-archive.sh."""
+    try:
+        flags = parse_flags("--task= --root= --area=", "", _positional_task(argv))
+        task = _task(flags)
+        area = archive_area(task, flags.get("area"))
+        timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+        root = resolve_root(flags.get("root"))
+    except HelpRequested:
+        console.write(usage(ARCHIVE))
+        return 0
+    except DatarimError as exc:
+        console.error(ARCHIVE, exc.message)
+        return 3
+    try:
+        root = fsops.resolve_root(root)
+        target = archive_snapshot(root, task, area, timeout)
+    except DatarimError as exc:
+        console.error(ARCHIVE, exc.message)
+        return exc.code
+    console.write(f"{target}\n".encode())
+    return 0

@@ -1,0 +1,363 @@
+"""Snapshot-first resume (CONTRACT §4), the twin of scripts/lib/snapshot-resume.sh
+and scripts/lib/resume-render.awk.
+
+A task's replay prompt when its snapshot is valid, else its legacy context
+(CONTRACT §1, in the fallback order). Without a task ID, the task is the only
+one listed under ``## Active Tasks`` in ``datarim/activeContext.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import fsops, jsonout
+from .console import Console
+from .errors import DatarimError, HelpRequested, MalformedError, UsageError
+from .flags import parse_flags
+from .replay_prompt import render_replay_prompt
+from .rules import task_id_ok
+from .texts import usage
+from .validate import StageSnapshot, check_snapshot_file, find_root
+
+REPLAY = "render-replay-prompt"
+RESUME = "resume-task"
+BAD_TASK = "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+LEGACY_DOCUMENTS = (
+    "datarim/tasks/{task}-task-description.md",
+    "datarim/tasks/{task}-init-task.md",
+    "datarim/activeContext.md",
+)
+
+_HEADING = re.compile(rb"#{1,2}(?:[ \t]|\Z)")
+_BULLET = re.compile(rb"- \*\*(.+?)\*\*")
+
+
+@dataclass
+class LegacyDocument:
+    path: str  # relative to the workspace root
+    data: bytes  # the file's bytes up to the first NUL
+
+    @property
+    def text(self) -> str:
+        """Invalid UTF-8 becomes U+FFFD, so every format carries the same text."""
+        return self.data.decode("utf-8", "replace")
+
+
+def active_tasks(root: str) -> list[str]:
+    """The task IDs under `## Active Tasks` (lines `- **<ID>** ...`, up to the next
+    level-1 or level-2 heading), in order, each once."""
+    path = os.path.join(root, "datarim", "activeContext.md")
+    if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        return []
+    with open(path, "rb") as handle:
+        data = handle.read()
+    found: list[str] = []
+    inside = False
+    for raw in data.split(b"\n"):
+        line = raw.replace(b"\0", b"")  # the shell's `read` drops NUL bytes
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if not inside:
+            inside = line.rstrip(b" \t") == b"## Active Tasks"
+            continue
+        if _HEADING.match(line):
+            break
+        match = _BULLET.match(line)
+        if match is None:
+            continue
+        ident = match.group(1).decode("latin-1")
+        if task_id_ok(ident) and ident not in found:
+            found.append(ident)
+    return found
+
+
+def resolve_root(root_flag: str | None) -> str:
+    """--root when given (it must be a directory), else the nearest root upwards."""
+    if root_flag is None:
+        return find_root()
+    if not os.path.isdir(root_flag):
+        raise UsageError("--root is not a directory", code=3)
+    return root_flag
+
+
+def pick_task(root: str, task_flag: str | None) -> str:
+    """The task named by --task, else the one active task; UsageError (3) otherwise."""
+    if task_flag:
+        if not task_id_ok(task_flag):
+            raise UsageError(BAD_TASK, code=3)
+        return task_flag
+    active = active_tasks(root)
+    if len(active) == 1:
+        return active[0]
+    if not active:
+        raise UsageError("no --task given and no active task in datarim/activeContext.md", code=3)
+    raise UsageError(
+        f"no --task given and {len(active)} active tasks in datarim/activeContext.md "
+        f"({' '.join(active)}); pass --task <ID>",
+        code=3,
+    )
+
+
+def read_snapshot(root: str, task: str) -> StageSnapshot:
+    """The validated snapshot; MissingError (1) or MalformedError (2), messages aside."""
+    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
+        raise MalformedError("datarim/snapshots is a symlink")
+    path = os.path.join(root, "datarim", "snapshots", f"{task}.snapshot.md")
+    return check_snapshot_file(path, task)
+
+
+def option_command(option: bytes) -> bytes:
+    """The command of an options item: the text before the first " | "."""
+    return option.split(b" | ", 1)[0]
+
+
+def first_word(text: bytes) -> bytes:
+    """The text up to the first space or tab."""
+    return re.split(rb"[ \t]", text, maxsplit=1)[0]
+
+
+def recommended_cta(task: str, recommended_next: bytes, options: Sequence[bytes]) -> bytes:
+    """The first option whose command's first word is recommended_next's, verbatim;
+    else recommended_next followed by " <task>"."""
+    want = first_word(recommended_next)
+    for option in options:
+        if first_word(option_command(option)) == want:
+            return option
+    return recommended_next + b" " + task.encode()
+
+
+def chosen_cta(choice: bytes, options: Sequence[bytes]) -> bytes | None:
+    """The operator's override: the first option whose command (or its first word) is choice."""
+    for option in options:
+        command = option_command(option)
+        if choice in (command, first_word(command)):
+            return option
+    return None
+
+
+def snapshot_text(cta: bytes, body: bytes) -> bytes:
+    """What a resume hands over for a valid snapshot: notice lines (none yet; a later
+    notice block goes above the prompt here), then the one replay prompt."""
+    notice = b""
+    return notice + render_replay_prompt(cta, body)
+
+
+def legacy_documents(root: str, task: str, limit: int | None = None) -> list[LegacyDocument]:
+    """Each legacy document that is a readable regular file, in the fallback order,
+    read whole (or up to limit bytes) and cut at its first NUL."""
+    documents = []
+    for pattern in LEGACY_DOCUMENTS:
+        rel = pattern.format(task=task)
+        path = os.path.join(root, rel)
+        if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+            continue
+        try:
+            if limit is None:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            else:
+                data = fsops.read_prefix(path, limit)
+        except OSError:
+            continue
+        nul = data.find(b"\0")
+        documents.append(LegacyDocument(rel, data if nul < 0 else data[:nul]))
+    return documents
+
+
+def legacy_text(task: str, documents: Sequence[LegacyDocument]) -> str:
+    """The legacy documents under plain headers, after one line saying why."""
+    parts = [f"No valid snapshot for {task}; its legacy context follows.\n"]
+    for document in documents:
+        text = document.text
+        parts.append(f"\n==> {document.path} <==\n")
+        parts.append(text)
+        if text and not text.endswith("\n"):
+            parts.append("\n")
+    return "".join(parts)
+
+
+def snapshot_json(task: str, snapshot: StageSnapshot, cta: bytes, text: bytes) -> bytes:
+    return jsonout.dumps(
+        {
+            "source": "snapshot",
+            "task": task,
+            "stage": snapshot.stage.decode(),
+            "captured_at": snapshot.captured_at.decode(),
+            "recommended_next": snapshot.recommended_next.decode(),
+            "options": [option.decode() for option in snapshot.options],
+            "cta": cta.decode(),
+            "truncated": snapshot.truncated,
+            "prompt": text.decode(),
+        }
+    )
+
+
+def legacy_json(task: str, documents: Sequence[LegacyDocument]) -> bytes:
+    return jsonout.dumps(
+        {
+            "source": "legacy",
+            "task": task,
+            "recommended_next": None,
+            "options": [],
+            "documents": [{"path": d.path, "text": d.text} for d in documents],
+        }
+    )
+
+
+def units(text: str) -> int:
+    """Characters as Claude Code counts them: UTF-16 code units."""
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
+def cut_marker(budget: int) -> str:
+    return f"\n\n[datarim: cut to fit the {budget}-character budget of the SessionStart hook]\n"
+
+
+def cut_to_budget(text: str, budget: int) -> str | None:
+    """text cut to at most budget units, on a character boundary, with a visible
+    marker; None when even the marker does not fit."""
+    if units(text) <= budget:
+        return text
+    marker = cut_marker(budget)
+    room = budget - len(marker)
+    if room < 0:
+        return None
+    used = 0
+    keep = 0
+    for char in text:
+        width = 2 if ord(char) > 0xFFFF else 1
+        if used + width > room:
+            break
+        used += width
+        keep += 1
+    return text[:keep] + marker
+
+
+def hook_output(text: str) -> bytes:
+    """The SessionStart hook's output: additionalContext carries the resume text."""
+    return jsonout.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    )
+
+
+def resume_output(
+    fmt: str, root: str, task: str, budget: int = 0, read_limit: int | None = None
+) -> bytes | None:
+    """The resume output in fmt (text, json or hook): the replay prompt of a valid
+    snapshot, else the legacy documents. None when there is nothing to print."""
+    try:
+        snapshot: StageSnapshot | None = read_snapshot(root, task)
+    except DatarimError:
+        snapshot = None
+    if snapshot is not None:
+        cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
+        return snapshot_output(fmt, task, snapshot, cta, budget)
+    documents = legacy_documents(root, task, read_limit)
+    if not documents:
+        return None
+    if fmt == "json":
+        return legacy_json(task, documents)
+    text = legacy_text(task, documents)
+    if fmt == "text":
+        return text.encode()
+    return _hook(text, budget)
+
+
+def snapshot_output(
+    fmt: str, task: str, snapshot: StageSnapshot, cta: bytes, budget: int = 0
+) -> bytes | None:
+    text = snapshot_text(cta, snapshot.body)
+    if fmt == "text":
+        return text
+    if fmt == "json":
+        return snapshot_json(task, snapshot, cta, text)
+    return _hook(text.decode(), budget)
+
+
+def _hook(text: str, budget: int) -> bytes | None:
+    cut = cut_to_budget(text, budget)
+    return None if cut is None else hook_output(cut)
+
+
+def replay_prompt(task: str, root: str | None = None, option: str | None = None) -> bytes:
+    """The replay prompt of the task's valid snapshot (render-replay-prompt's output).
+
+    Raises UsageError (3) for a bad task ID or an option that names no option,
+    MissingError (1) or MalformedError (2) when the caller must fall back."""
+    if not task_id_ok(task):
+        raise UsageError(BAD_TASK, code=3)
+    snapshot = read_snapshot(resolve_root(root), task)
+    if option is None:
+        return snapshot_text(
+            recommended_cta(task, snapshot.recommended_next, snapshot.options), snapshot.body
+        )
+    cta = chosen_cta(os.fsencode(option), snapshot.options)
+    if cta is None:
+        raise UsageError(f"--option {option} matches no option of {task}", code=3)
+    return snapshot_text(cta, snapshot.body)
+
+
+def replay_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/render-replay-prompt.sh."""
+    try:
+        flags = parse_flags("--task= --root= --hint --option= --json", "", argv)
+        if flags.get("hint") and (flags.get("option") or flags.get("json")):
+            raise UsageError(
+                "--hint prints recommended_next alone; it takes neither --option nor --json"
+            )
+        root = resolve_root(flags.get("root"))
+        task = pick_task(root, flags.get("task"))
+    except HelpRequested:
+        console.write(usage(REPLAY))
+        return 0
+    except DatarimError as exc:
+        console.error(REPLAY, exc.message)
+        return 3
+    try:
+        snapshot = read_snapshot(root, task)
+    except DatarimError as exc:
+        return exc.code  # the silent fallback: nothing on stdout or stderr
+    if flags.get("hint"):
+        console.write(snapshot.recommended_next + b"\n")
+        return 0
+    choice = flags.get("option")
+    if choice:
+        cta = chosen_cta(os.fsencode(choice), snapshot.options)
+        if cta is None:
+            names = ", ".join(f'"{option_command(o).decode()}"' for o in snapshot.options)
+            console.error(
+                REPLAY,
+                f"--option {choice} matches no option of {task}; "
+                f"the options are: {names or '(none)'}",
+            )
+            return 3
+    else:
+        cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
+    output = snapshot_output("json" if flags.get("json") else "text", task, snapshot, cta)
+    console.write(output or b"")
+    return 0
+
+
+def resume_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/resume-task.sh."""
+    try:
+        flags = parse_flags("--task= --root= --json", "", argv)
+        root = resolve_root(flags.get("root"))
+        task = pick_task(root, flags.get("task"))
+    except HelpRequested:
+        console.write(usage(RESUME))
+        return 0
+    except DatarimError as exc:
+        console.error(RESUME, exc.message)
+        return 3
+    output = resume_output("json" if flags.get("json") else "text", root, task)
+    if output is None:
+        console.error(
+            RESUME, f"nothing to resume for {task}: no valid snapshot and no legacy context"
+        )
+        return 1
+    console.write(output)
+    return 0

@@ -1,0 +1,150 @@
+# Reads the CTA block that ends a /dr-* stage's answer (CONTRACT §7).
+# Input: the answer on stdin. ENVIRON: DR_TASK (the --task value).
+# Needs datarim-rules.awk before it on the awk command line; run with LC_ALL=C
+# (strings are bytes; the Russian tokens below are matched as UTF-8 bytes).
+#
+# Output, first line always: the word a stage header on line 1
+# (**{ID} · {title}**) names, or empty; the caller applies the task-ID rule.
+# Then, exit 0: recommended_next, the JSON object, the options lines (the
+# primary first, each ending in a newline), and "."; exit 1: the refusal.
+#
+# The block starts at the LAST header line of the answer and ends at its
+# closing "---" line (or the end of the answer); text after it is ignored.
+# Inside it, "N. ..." lines are options until "**Другие активные задачи" starts
+# the list of other tasks, which is no part of this task's options.
+# Twin of python/src/datarim_snapshot/cta.py.
+
+function cta_refuse(msg) {
+    printf "%s", msg
+    exit 1
+}
+
+# Sets HID to the task ID a CTA header line names ("" when none) and
+# returns 1; 0 when the line is no CTA header.
+function cta_header(line,    i, rest) {
+    for (i = 1; i <= 3; i++) {
+        if (index(line, HEAD[i]) != 1) continue
+        rest = substr(line, length(HEAD[i]) + 1)
+        HID = match(rest, /^[A-Za-z0-9-]+/) ? substr(rest, 1, RLENGTH) : ""
+        return 1
+    }
+    return 0
+}
+
+function stage_header_id(line,    p, id) {
+    if (substr(line, 1, 2) != "**") return ""
+    p = index(line, MIDDOT)
+    if (!p) return ""
+    id = substr(line, 3, p - 3)
+    return id ~ /^[A-Za-z0-9-]+$/ ? id : ""
+}
+
+# Splits option k's text t: sets CMD ("" for a plain-text option), HAS_CMD,
+# MARK ("primary", "alternative" or "") and PURPOSE (the marker dropped).
+function cta_option(t, k,    tick, rest, p) {
+    CMD = ""; HAS_CMD = 0; MARK = ""
+    if (substr(t, 1, 1) == "`") {
+        tick = index(substr(t, 2), "`")
+        if (!tick) cta_refuse("CTA option " k ": the command's closing backtick is missing")
+        CMD = substr(t, 2, tick - 1)
+        HAS_CMD = 1
+        if (substr(CMD, 1, 1) != "/") cta_refuse("CTA option " k ": the command `" CMD "` does not start with /")
+        rest = substr(t, tick + 2)
+        if (rest != "" && index(rest, SEP) != 1)
+            cta_refuse("CTA option " k ": want '" SEP "' between the command and its purpose")
+        rest = substr(rest, length(SEP) + 1)
+    } else {
+        p = index(t, SEP)
+        rest = p ? substr(t, p + length(SEP)) : ""
+    }
+    if (rest == PRIMARY || index(rest, PRIMARY SEP) == 1) {
+        MARK = "primary"
+        rest = substr(rest, length(PRIMARY SEP) + 1)
+    } else if (rest == ALTERNATIVE || index(rest, ALTERNATIVE SEP) == 1) {
+        MARK = "alternative"
+        rest = substr(rest, length(ALTERNATIVE SEP) + 1)
+    }
+    PURPOSE = rest
+}
+
+BEGIN {
+    rules_init()
+    HEAD[1] = "**Следующий шаг — "
+    HEAD[2] = "**QA failed для "
+    HEAD[3] = "**Expectations BLOCKED для "
+    OTHER_TASKS = "**Другие активные задачи"
+    PRIMARY = "**рекомендуется**"
+    ALTERNATIVE = "альтернатива"
+    SEP = " — "
+    MIDDOT = " · "
+    MAX_OPTIONS = 5
+    found = 0; state = ""; n = 0
+}
+
+{
+    line = $0
+    sub(/\r$/, "", line)
+    sub(/[ \t]+$/, "", line)
+    if (NR == 1) stage_id = stage_header_id(line)
+    if (cta_header(line)) {
+        found = 1; hid = HID; state = "options"; n = 0
+        next
+    }
+    if (state == "options") {
+        if (line == "---") state = "closed"
+        else if (index(line, OTHER_TASKS) == 1) state = "other-tasks"
+        else if (line ~ /^[0-9]+\. /) {
+            n++
+            if (n <= MAX_OPTIONS) opt[n] = substr(line, index(line, ". ") + 2)
+        }
+    } else if (state == "other-tasks" && line == "---") state = "closed"
+}
+
+END {
+    printf "%s\n", stage_id
+    if (!found)
+        cta_refuse("--response-file has no CTA block (a line starting **Следующий шаг — <ID>, **QA failed для <ID> or **Expectations BLOCKED для <ID>)")
+    if (hid == "") cta_refuse("the CTA header names no task ID")
+    if (hid != ENVIRON["DR_TASK"]) cta_refuse("the CTA block is for " hid ", not --task " ENVIRON["DR_TASK"])
+    if (n == 0) cta_refuse("the CTA block has no numbered options")
+    if (n > MAX_OPTIONS) cta_refuse("the CTA block has " n " options (at most " MAX_OPTIONS ")")
+
+    primary = 0; second = 0
+    for (k = 1; k <= n; k++) {
+        len = str_bytes(opt[k], bytes)
+        fault = utf8_scan(bytes, 1, len, 1, 1)
+        if (fault == "utf8") cta_refuse("CTA option " k " is not valid UTF-8")
+        if (fault != "") cta_refuse("CTA option " k " holds a control character")
+        cta_option(opt[k], k)
+        if (MARK == "primary") {
+            if (!primary) primary = k
+            else if (!second) second = k
+        }
+        has_cmd[k] = HAS_CMD
+        cmd[k] = CMD
+        if (!HAS_CMD) item[k] = opt[k]
+        else if (PURPOSE == "") item[k] = CMD
+        else item[k] = CMD " | " PURPOSE
+    }
+    if (!primary) cta_refuse("no CTA option is marked " PRIMARY)
+    if (second) cta_refuse("CTA options " primary " and " second " are both marked " PRIMARY " (want exactly one)")
+    if (!has_cmd[primary]) cta_refuse("the " PRIMARY " CTA option " primary " has no command")
+    next_cmd = cmd[primary]
+    if (index(next_cmd, " ")) next_cmd = substr(next_cmd, 1, index(next_cmd, " ") - 1)
+    fault = slash_command_fault(next_cmd)
+    if (fault != "") cta_refuse("CTA option " primary ": recommended_next " fault)
+
+    # The primary goes first: a replay shows the first option whose command
+    # matches recommended_next, and that must be this one.
+    lines = item[primary] "\n"
+    json = "{\"task_id\":" json_string(ENVIRON["DR_TASK"]) ",\"recommended_next\":" json_string(next_cmd) \
+        ",\"options\":[" json_string(item[primary])
+    for (k = 1; k <= n; k++) {
+        if (k == primary) continue
+        lines = lines item[k] "\n"
+        json = json "," json_string(item[k])
+    }
+    json = json "]}"
+    if (length(lines) > CAP) cta_refuse("the CTA options take " length(lines) " bytes, more than the " CAP "-byte cap")
+    printf "%s\n%s\n%s.", next_cmd, json, lines
+}

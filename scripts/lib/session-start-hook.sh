@@ -1,0 +1,71 @@
+# shellcheck shell=bash
+# Claude Code SessionStart hook: after /clear, a compaction or a resumed
+# session, hand the agent its active task's resume text (snapshot-resume.sh)
+# so it carries on without the operator typing anything.
+#
+#   session_start_hook < hook-payload.json
+#
+# Reads the hook's JSON payload from stdin ("source" and "cwd" are used) and
+# prints {"hookSpecificOutput":{"hookEventName":"SessionStart",
+# "additionalContext":"<resume text>"}}, the text cut to DATARIM_RESUME_BUDGET
+# characters (default 9000) with a visible marker. It never blocks a session:
+# on any failure, and for sources other than clear, compact and resume, it
+# prints nothing and returns 0. Sourcing defines session_start_* functions
+# (plus those of the libraries it loads) and nothing else.
+
+_session_start_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/snapshot-resume.sh
+  . "$dir/snapshot-resume.sh"
+}
+_session_start_load
+unset -f _session_start_load
+
+# session_start_payload <out-source-var> <out-cwd-var>: reads the payload
+# from stdin (at most 64 KiB) and sets its "source" and "cwd"; 1 when the
+# payload is too big, not strict JSON, or lacks either string.
+session_start_payload() {
+  local LC_ALL=C dir payload_text='' payload_len=0 payload_nul=-1 fields status=0
+  { dr_read_prefix /dev/stdin 65537 payload; } 2>/dev/null || return 1
+  [ "$payload_len" -le 65536 ] || return 1
+  dr_lib_dir_into dir
+  fields=$(DR_PAYLOAD=$payload_text DR_PAYLOAD_NUL=$payload_nul \
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/hook-payload.awk" </dev/null) || status=$?
+  [ "$status" -eq 0 ] || return 1
+  printf -v "$1" '%s' "${fields%%$'\n'*}"
+  printf -v "$2" '%s' "${fields#*$'\n'}"
+}
+
+# session_start_hook [-h|--help]: the hook (see the top). Always returns 0.
+session_start_hook() {
+  local source='' cwd='' root task budget cta='' out status=0
+  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
+  local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
+  # shellcheck disable=SC2034
+  local rs_options='' rs_option_count='' rs_size_bytes='' rs_truncated='' rs_extra='' rs_body='' rs_text=''
+  case ${1:-} in -h | --help)
+    dr_usage session-start-hook
+    return 0
+    ;;
+  esac
+  [ $# -eq 0 ] || return 0
+  [ "${DATARIM_DISABLE_RESUME_HOOK:-}" != 1 ] || return 0
+  dr_seconds_env DATARIM_RESUME_BUDGET 9000 budget || return 0
+  session_start_payload source cwd || return 0
+  case $source in clear | compact | resume) ;; *) return 0 ;; esac
+  case $cwd in /*) ;; *) return 0 ;; esac
+  [ -d "$cwd" ] || return 0
+  dr_find_root root "$cwd"
+  [ -d "$root/datarim" ] || return 0
+  resume_pick_task session-start-hook "$root" '' task quiet || return 0
+  if resume_read_snapshot "$root" "$task" rs; then
+    resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta
+  fi
+  # A legacy document is read no further than the budget can reach: a
+  # character is at most 4 bytes, and the cut lands before the last one read.
+  out=$(resume_emit hook "$root" "$task" "$cta" "$budget" $((budget * 4 + 8)) && printf .) || status=$?
+  [ "$status" -eq 0 ] || return 0
+  printf '%s' "${out%.}"
+  return 0
+}

@@ -1,0 +1,301 @@
+# shellcheck shell=bash
+# Snapshot-first resume (CONTRACT §4): a task's replay prompt when its
+# snapshot is valid, else its legacy context (CONTRACT §1, fallback order).
+#
+#   resume_replay_main [--task <ID>] [--root <dir>] [--hint] [--option <cmd>] [--json]
+#       render-replay-prompt: 0 printed, 1 missing, 2 invalid (both silent), 3 usage
+#   resume_task_main [--task <ID>] [--root <dir>] [--json]
+#       resume-task: 0 printed (snapshot or legacy), 1 nothing to resume, 3 usage
+#
+# Without --task, the task is the only one listed under `## Active Tasks` in
+# datarim/activeContext.md. Sourcing defines resume_* functions only (plus
+# those of the libraries it loads); nothing of the caller's shell changes.
+
+_resume_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/snapshot-validator.sh
+  . "$dir/snapshot-validator.sh"
+  # shellcheck source=scripts/lib/replay-render.sh
+  . "$dir/replay-render.sh"
+}
+_resume_load
+unset -f _resume_load
+
+# resume_active_tasks <root> <out-var>: the task IDs listed under the
+# `## Active Tasks` heading of <root>/datarim/activeContext.md (lines
+# `- **<ID>** ...`, up to the next level-1 or level-2 heading), in order,
+# each once, space-separated; empty when there are none or no file.
+resume_active_tasks() {
+  local LC_ALL=C file=$1/datarim/activeContext.md line id found='' inside=''
+  printf -v "$2" '%s' ''
+  { [ -f "$file" ] && [ -r "$file" ]; } || return 0
+  while IFS= read -r line || [ -n "$line" ]; do
+    line=${line%$'\r'}
+    if [ -z "$inside" ]; then
+      [ "${line%"${line##*[! $'\t']}"}" = '## Active Tasks' ] && inside=1
+      continue
+    fi
+    case $line in '#' | '##' | '# '* | '## '* | "#"$'\t'* | "##"$'\t'*) break ;; esac
+    case $line in '- **'?*'**'*) ;; *) continue ;; esac
+    id=${line#'- **'}
+    id=${id%%'**'*}
+    dr_task_id_ok "$id" || continue
+    case " $found " in *" $id "*) ;; *) found=${found:+$found }$id ;; esac
+  done <"$file"
+  printf -v "$2" '%s' "$found"
+}
+
+# resume_find_root <program> <root-flag> <out-var>: --root when given (it must
+# be a directory), else the nearest directory upwards holding datarim/.
+# Returns 3 after reporting a usage error.
+resume_find_root() {
+  if [ -z "$2" ]; then
+    dr_find_root "$3"
+    return 0
+  fi
+  if [ ! -d "$2" ]; then
+    dr_err "$1" "--root is not a directory"
+    return 3
+  fi
+  printf -v "$3" '%s' "$2"
+}
+
+# resume_pick_task <program> <root> <task-flag> <out-var> [quiet]: the task
+# named by --task, else the one active task. Returns 3 after saying why not
+# (nothing is said when quiet is set).
+resume_pick_task() {
+  local prog=$1 active count=0 id IFS=$' \t\n'
+  if [ -n "$3" ]; then
+    if dr_task_id_ok "$3"; then
+      printf -v "$4" '%s' "$3"
+      return 0
+    fi
+    [ -n "${5:-}" ] || dr_err "$prog" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+    return 3
+  fi
+  resume_active_tasks "$2" active
+  for id in $active; do count=$((count + 1)); done
+  if [ "$count" -eq 1 ]; then
+    printf -v "$4" '%s' "$active"
+    return 0
+  fi
+  if [ -z "${5:-}" ]; then
+    if [ "$count" -eq 0 ]; then
+      dr_err "$prog" "no --task given and no active task in datarim/activeContext.md"
+    else
+      dr_err "$prog" "no --task given and $count active tasks in datarim/activeContext.md ($active); pass --task <ID>"
+    fi
+  fi
+  return 3
+}
+
+# resume_read_snapshot <root> <task> <prefix>: 0 when the task's snapshot is
+# valid, with the fields set as snapshot_read_file sets them; 1 missing,
+# 2 invalid. Says nothing: the caller decides whether to.
+resume_read_snapshot() {
+  local msg status=0
+  [ ! -L "$1/datarim/snapshots" ] || return 2
+  snapshot_read_file "$1/datarim/snapshots/$2.snapshot.md" "$2" msg "$3" || status=$?
+  return "$status"
+}
+
+# resume_option_command <option> <out-var>: the command of an options item,
+# the text before the first " | " (all of it when there is none).
+# resume_first_word <text> <out-var>: the text up to the first space or tab.
+# (Byte-wise, whatever the caller's locale, like every helper below.)
+resume_option_command() {
+  local LC_ALL=C
+  printf -v "$2" '%s' "${1%% | *}"
+}
+resume_first_word() {
+  local LC_ALL=C
+  printf -v "$2" '%s' "${1%%[ $'\t']*}"
+}
+
+# resume_recommended_cta <task> <recommended-next> <options> <out-var>: the
+# first option whose command's first word is recommended_next's first word,
+# verbatim; else recommended_next followed by " <task>".
+resume_recommended_cta() {
+  local LC_ALL=C want option command word rest=$3
+  resume_first_word "$2" want
+  while [ -n "$rest" ]; do
+    option=${rest%%$'\n'*}
+    rest=${rest#*$'\n'}
+    resume_option_command "$option" command
+    resume_first_word "$command" word
+    if [ "$word" = "$want" ]; then
+      printf -v "$4" '%s' "$option"
+      return 0
+    fi
+  done
+  printf -v "$4" '%s %s' "$2" "$1"
+}
+
+# resume_chosen_cta <choice> <options> <out-var>: the operator's override, the
+# first option whose command (or its first word) is <choice>; 1 when none is.
+resume_chosen_cta() {
+  local LC_ALL=C option command word rest=$2
+  while [ -n "$rest" ]; do
+    option=${rest%%$'\n'*}
+    rest=${rest#*$'\n'}
+    resume_option_command "$option" command
+    resume_first_word "$command" word
+    if [ "$command" = "$1" ] || [ "$word" = "$1" ]; then
+      printf -v "$3" '%s' "$option"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# resume_options_listing <options> <out-var>: the options' commands for a
+# message, quoted and comma-separated.
+resume_options_listing() {
+  local LC_ALL=C option command rest=$1 listing=''
+  while [ -n "$rest" ]; do
+    option=${rest%%$'\n'*}
+    rest=${rest#*$'\n'}
+    resume_option_command "$option" command
+    listing="$listing${listing:+, }\"$command\""
+  done
+  printf -v "$2" '%s' "$listing"
+}
+
+# resume_snapshot_text <cta> <body> <out-var>: the text a resume hands over
+# for a valid snapshot: notice lines (none yet; a later notice block goes
+# above the prompt here), then the one replay prompt.
+resume_snapshot_text() {
+  local notice='' prompt
+  replay_render_prompt "$1" "$2" prompt
+  printf -v "$3" '%s%s' "$notice" "$prompt"
+}
+
+# resume_render <format> <source> <task> <budget> <frames> [<snapshot fields>...]:
+# prints what resume-render.awk makes of <frames> (see there). For a
+# snapshot the fields are stage, captured_at, recommended_next, options, cta
+# and truncated. Returns 1 when there is no output (the hook budget is too
+# small for even the cut marker), after printing nothing.
+resume_render() {
+  local LC_ALL=C dir out status=0
+  dr_lib_dir_into dir
+  out=$(printf '%s' "$5" | DR_FORMAT=$1 DR_SOURCE=$2 DR_TASK=$3 DR_BUDGET=$4 DR_STAGE=${6:-} \
+    DR_CAPTURED_AT=${7:-} DR_NEXT=${8:-} DR_OPTIONS=${9:-} DR_CTA=${10:-} DR_TRUNCATED=${11:-} \
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/resume-render.awk") || status=$?
+  [ "$status" -eq 0 ] || return 1
+  printf '%s' "${out%.}"
+}
+
+# resume_frame <name> <text> <frames-var>: appends one frame for resume-render.awk.
+resume_frame() {
+  local LC_ALL=C frame
+  printf -v frame '%s\n%s\n%s\n' "$1" "${#2}" "$2"
+  printf -v "$3" '%s' "${!3}$frame"
+}
+
+# resume_legacy_frames <root> <task> <read-limit> <frames-var>: one frame per
+# legacy document that is a readable regular file, in the fallback order:
+# its path and its bytes up to the first NUL (at most <read-limit> bytes
+# read). Returns 1 when there is none.
+resume_legacy_frames() {
+  # shellcheck disable=SC2034 # doc_len, doc_nul: set by dr_read_prefix
+  local rel doc_text doc_len doc_nul collected='' found=1
+  for rel in "datarim/tasks/$2-task-description.md" "datarim/tasks/$2-init-task.md" datarim/activeContext.md; do
+    { [ -f "$1/$rel" ] && [ -r "$1/$rel" ]; } || continue
+    dr_read_prefix "$1/$rel" "$3" doc
+    resume_frame "$rel" "$doc_text" collected
+    found=0
+  done
+  printf -v "$4" '%s' "$collected"
+  return "$found"
+}
+
+# resume_emit <format> <root> <task> <cta-or-empty> [<budget> <read-limit>]:
+# prints the resume output in <format> (text, json or hook): from the
+# caller's rs_* snapshot fields (resume_read_snapshot) when <cta> is given,
+# else from the legacy documents, each read up to <read-limit> bytes (default
+# all). Returns 1, printing nothing, when there is nothing to print.
+resume_emit() {
+  local text frames=''
+  if [ -n "$4" ]; then
+    # shellcheck disable=SC2154 # rs_* are the caller's snapshot fields
+    resume_snapshot_text "$4" "$rs_body" text
+    if [ "$1" = text ]; then
+      printf '%s' "$text"
+      return 0
+    fi
+    resume_frame prompt "$text" frames
+    resume_render "$1" snapshot "$3" "${5:-}" "$frames" "$rs_stage" "$rs_captured_at" \
+      "$rs_recommended_next" "$rs_options" "$4" "$rs_truncated"
+    return $?
+  fi
+  resume_legacy_frames "$2" "$3" "${6:-2147483647}" frames || return 1
+  resume_render "$1" legacy "$3" "${5:-}" "$frames"
+}
+
+# resume_replay_main: render-replay-prompt's command line (see the top).
+resume_replay_main() {
+  local prog=render-replay-prompt status=0 root task cta option_names
+  local opt_task='' opt_root='' opt_hint='' opt_option='' opt_json=''
+  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
+  local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
+  # shellcheck disable=SC2034
+  local rs_options='' rs_option_count='' rs_size_bytes='' rs_truncated='' rs_extra='' rs_body='' rs_text=''
+  dr_parse_flags "$prog" "--task= --root= --hint --option= --json" "" "$@" || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage render-replay-prompt
+    return 0
+  fi
+  [ "$status" -eq 0 ] || return 3
+  if [ -n "$opt_hint" ] && [ -n "$opt_option$opt_json" ]; then
+    dr_err "$prog" "--hint prints recommended_next alone; it takes neither --option nor --json"
+    return 3
+  fi
+  resume_find_root "$prog" "$opt_root" root || return 3
+  resume_pick_task "$prog" "$root" "$opt_task" task || return 3
+  resume_read_snapshot "$root" "$task" rs || return $?
+  if [ -n "$opt_hint" ]; then
+    printf '%s\n' "$rs_recommended_next"
+    return 0
+  fi
+  if [ -n "$opt_option" ]; then
+    if ! resume_chosen_cta "$opt_option" "$rs_options" cta; then
+      resume_options_listing "$rs_options" option_names
+      dr_err "$prog" "--option $opt_option matches no option of $task; the options are: ${option_names:-(none)}"
+      return 3
+    fi
+  else
+    resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta
+  fi
+  if [ -n "$opt_json" ]; then
+    resume_emit json "$root" "$task" "$cta"
+  else
+    resume_emit text "$root" "$task" "$cta"
+  fi
+}
+
+# resume_task_main: resume-task's command line (see the top).
+resume_task_main() {
+  local prog=resume-task status=0 root task cta='' format=text
+  local opt_task='' opt_root='' opt_json=''
+  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
+  local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
+  # shellcheck disable=SC2034
+  local rs_options='' rs_option_count='' rs_size_bytes='' rs_truncated='' rs_extra='' rs_body='' rs_text=''
+  dr_parse_flags "$prog" "--task= --root= --json" "" "$@" || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage resume-task
+    return 0
+  fi
+  [ "$status" -eq 0 ] || return 3
+  [ -z "$opt_json" ] || format=json
+  resume_find_root "$prog" "$opt_root" root || return 3
+  resume_pick_task "$prog" "$root" "$opt_task" task || return 3
+  if resume_read_snapshot "$root" "$task" rs; then
+    resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta
+  fi
+  if ! resume_emit "$format" "$root" "$task" "$cta"; then
+    dr_err "$prog" "nothing to resume for $task: no valid snapshot and no legacy context"
+    return 1
+  fi
+}

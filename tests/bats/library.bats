@@ -1,0 +1,104 @@
+#!/usr/bin/env bats
+# The bash libraries as a caller sources them: they define functions and nothing
+# else, never exit the caller's shell, and leave its options, traps, variables,
+# locale, directory and umask as they were.
+
+setup() {
+  REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
+  ROOT=$BATS_TEST_TMPDIR/ws
+  mkdir -p "$ROOT"
+  printf 'body\n' >"$BATS_TEST_TMPDIR/body.md"
+}
+
+# A caller script: strict mode, a trap, a locale; prints its state before and after.
+caller_state() {
+  cat <<'EOF2'
+state() {
+  set -o | LC_ALL=C sort
+  shopt -p | LC_ALL=C sort
+  trap -p
+  compgen -v | grep -v -E '^(BASH_.*|FUNCNAME|LINENO|RANDOM|SECONDS|EPOCH.*|SRANDOM|_|PIPESTATUS|BASHPID|COLUMNS|LINES|before|after)$' | LC_ALL=C sort
+  declare -F | LC_ALL=C sort | grep -v -E ' (dr_|_?snapshot_|write_stage_snapshot|check_stage_snapshot|replay_)' || :
+  printf 'LC_ALL=%s PWD=%s OLDPWD=%s umask=%s\n' "${LC_ALL-unset}" "$PWD" "${OLDPWD-unset}" "$(umask)"
+}
+EOF2
+}
+
+@test "sourcing the writer once or twice defines functions only" {
+  run bash -c "$(caller_state)
+    set -euo pipefail
+    trap 'echo bye' EXIT
+    export LC_ALL=C.UTF-8
+    cd /tmp && cd '$ROOT'
+    before=\$(state)
+    . '$REPO/scripts/lib/snapshot-writer.sh'
+    . '$REPO/scripts/lib/snapshot-writer.sh'
+    . '$REPO/scripts/lib/snapshot-validator.sh'
+    . '$REPO/scripts/lib/replay-render.sh'
+    after=\$(state)
+    [ \"\$before\" = \"\$after\" ] || { diff <(echo \"\$before\") <(echo \"\$after\"); exit 9; }
+    declare -F write_stage_snapshot check_stage_snapshot replay_render_prompt >/dev/null"
+  [ "$status" -eq 0 ]
+  [ "$output" = "bye" ]
+}
+
+@test "a failing call under set -euo pipefail returns its code and leaves the caller's state" {
+  run bash -c "$(caller_state)
+    set -euo pipefail
+    trap 'echo bye' EXIT
+    export LC_ALL=C.UTF-8
+    cd /tmp && cd '$ROOT'
+    umask 027
+    . '$REPO/scripts/lib/snapshot-writer.sh'
+    codes=
+    before=\$(state)
+    write_stage_snapshot --root '$ROOT' 2>/dev/null || codes=\"\$codes \$?\"
+    write_stage_snapshot --root '$ROOT' --task ../x --stage plan --command /dr-plan \
+      --captured-by agent --recommended-next /dr-do --body-file '$BATS_TEST_TMPDIR/body.md' 2>/dev/null || codes=\"\$codes \$?\"
+    write_stage_snapshot --root '$ROOT/nope' --task TUNE-0254 --stage plan --command /dr-plan \
+      --captured-by agent --recommended-next /dr-do --body-file '$BATS_TEST_TMPDIR/body.md' 2>/dev/null || codes=\"\$codes \$?\"
+    mkdir -p '$ROOT/datarim/snapshots/.lock.TUNE-0254'
+    DR_SNAPSHOT_LOCK_TIMEOUT=0 write_stage_snapshot --root '$ROOT' --task TUNE-0254 --stage plan --command /dr-plan \
+      --captured-by agent --recommended-next /dr-do --body-file '$BATS_TEST_TMPDIR/body.md' 2>/dev/null || codes=\"\$codes \$?\"
+    rmdir '$ROOT/datarim/snapshots/.lock.TUNE-0254'
+    write_stage_snapshot --root '$ROOT' --task TUNE-0254 --stage plan --command /dr-plan \
+      --captured-by agent --recommended-next /dr-do --body-file '$BATS_TEST_TMPDIR/body.md' || codes=\"\$codes \$?\"
+    after=\$(state)
+    [ \"\$before\" = \"\$after\" ] || { diff <(echo \"\$before\") <(echo \"\$after\"); exit 9; }
+    echo \"codes:\$codes\""
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "codes: 2 1 1 3" ]
+  [ "${lines[1]}" = "bye" ]
+  [ -f "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md" ]
+}
+
+@test "the default captured_at is now, in UTC" {
+  before=$(date -u +%s)
+  TZ=Asia/Tokyo "$REPO/dev-tools/snapshot-writer-wrapper.sh" --root "$ROOT" --task TUNE-0254 \
+    --stage plan --command /dr-plan --captured-by agent --recommended-next /dr-do \
+    --body-file "$BATS_TEST_TMPDIR/body.md"
+  after=$(date -u +%s)
+  stamp=$(sed -n 's/^captured_at: //p' "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md")
+  [[ $stamp =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
+  seconds=$(date -u -d "${stamp%Z}" +%s)
+  [ "$seconds" -ge "$before" ] && [ "$seconds" -le "$after" ]
+}
+
+@test "the library runs directly, and its usage goes to stdout with exit 2" {
+  run bash "$REPO/scripts/lib/snapshot-writer.sh" --help
+  [ "$status" -eq 2 ]
+  [ "${lines[0]}" = "Usage: snapshot-writer --root <dir> --task <TASK-ID> --stage <stage>" ]
+  run bash "$REPO/scripts/lib/snapshot-writer.sh" --root "$ROOT" --task TUNE-0254 --stage plan \
+    --command /dr-plan --captured-by agent --recommended-next /dr-do \
+    --body-file "$BATS_TEST_TMPDIR/body.md" --captured-at 2026-05-21T13:45:00Z
+  [ "$status" -eq 0 ]
+  "$REPO/dev-tools/check-stage-snapshot-on-exit.sh" --task TUNE-0254 --root "$ROOT"
+}
+
+@test "the wrapper works when started from a zsh-like parent with a foreign environment" {
+  run env -i PATH="$PATH" sh -c "cd / && '$REPO/dev-tools/snapshot-writer-wrapper.sh' --root '$ROOT' \
+    --task TUNE-0254 --stage plan --command /dr-plan --captured-by agent --recommended-next /dr-do \
+    --body-file '$BATS_TEST_TMPDIR/body.md' --captured-at 2026-05-21T13:45:00Z"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Test probe: holds a datarim lock through the bash library.
+#   lock-probe.sh <lock-dir> <timeout-s> <hold-s> <inside-marker-dir|->
+# Prints "held" once it holds the lock. While holding, it makes <marker>
+# (mkdir fails if another holder is inside: prints VIOLATION, exit 9); before
+# releasing it checks that the lock's owner file is still its own (else LOST,
+# exit 8). Exit codes of dr_lock_acquire otherwise (1, 3).
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/datarim-common.sh
+. "$here/../../scripts/lib/datarim-common.sh"
+lock=$1 marker=$4
+status=0
+dr_lock_acquire lock-probe "$lock" "$2" || status=$?
+[ "$status" -eq 0 ] || exit "$status"
+echo held
+if [ "$marker" != - ]; then mkdir "$marker" 2>/dev/null || { echo VIOLATION; exit 9; }; fi
+sleep "$3"
+if [ "$marker" != - ]; then rmdir "$marker"; fi
+dr_process_start "${BASHPID:-$$}" start
+dr_host_name host
+dr_lock_read_owner "$lock" seen || seen=
+if [ "$seen" != "pid=${BASHPID:-$$}"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n' ]; then
+  echo LOST
+  exit 8
+fi
+dr_lock_release "$lock"

@@ -1,0 +1,40 @@
+"""Test probe: holds a datarim lock through the Python port (twin of lock-probe.sh).
+
+python lock_probe.py <lock-dir> <timeout-s> <hold-s> <inside-marker-dir|->
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from datarim_snapshot import fsops
+from datarim_snapshot.errors import DatarimError
+
+
+def main(lock: str, timeout: str, hold: str, marker: str) -> int:
+    try:
+        fsops.acquire_lock(lock, int(timeout))
+    except DatarimError as exc:
+        print(f"lock-probe: {exc.message}", file=sys.stderr)
+        return exc.code
+    print("held", flush=True)
+    if marker != "-":
+        try:
+            os.mkdir(marker)
+        except FileExistsError:
+            print("VIOLATION", flush=True)
+            return 9
+    time.sleep(float(hold))
+    if marker != "-":
+        os.rmdir(marker)
+    if fsops.read_owner(lock) != fsops.owner_record():
+        print("LOST", flush=True)
+        return 8
+    fsops.release_lock(lock)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(*sys.argv[1:5]))

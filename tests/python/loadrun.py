@@ -1,0 +1,151 @@
+"""Many writers of several kinds at once, over several artefacts: the load test and
+`make bench` (dev-tools/bench-load.py) both drive it.
+
+A writer kind says how to start one write and how to judge the artefact after all
+writes ended. Kinds for another artefact (e.g. session handoff) are added to KINDS
+with their own argv and verify functions; run_load and the checks stay as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from datarim_snapshot.snapshot import render_snapshot
+from datarim_snapshot.validate import check_snapshot_file
+
+REPO = Path(__file__).resolve().parents[2]
+STAMP = "2026-05-21T13:45:00Z"
+BUSY = b"lock busy: another writer holds"
+
+
+@dataclass(frozen=True)
+class WriterKind:
+    name: str
+    family: str  # kinds of one family write the same artefacts (their locks exclude each other)
+    timeout_env: str
+    argv: Callable[[Path, str, Path], list[str]]  # (root, artefact id, body file) -> argv
+    # (root, artefact id, bodies of the writes that exited 0) -> raises AssertionError
+    verify: Callable[[Path, str, list[bytes]], None]
+    leftovers: Callable[[Path], list[str]]  # stray entries in the family's directory
+
+
+def _snapshot_argv(prefix: list[str]) -> Callable[[Path, str, Path], list[str]]:
+    def argv(root: Path, task: str, body: Path) -> list[str]:
+        return prefix + [
+            "--root", str(root), "--task", task, "--stage", "do", "--command", "/dr-do",
+            "--captured-by", "agent", "--recommended-next", "/dr-qa",
+            "--body-file", str(body), "--captured-at", STAMP,
+        ]  # fmt: skip
+
+    return argv
+
+
+def snapshot_bytes(task: str, body: bytes) -> bytes:
+    return render_snapshot(task, "do", "/dr-do", "agent", "/dr-qa", STAMP, None, body)
+
+
+def _verify_snapshot(root: Path, task: str, bodies: list[bytes]) -> None:
+    path = root / "datarim" / "snapshots" / f"{task}.snapshot.md"
+    if not bodies:
+        assert not path.exists(), f"{task}: a snapshot though no write landed"
+        return
+    # Overwrite semantics: the file is one whole write that landed, never a mix.
+    assert path.read_bytes() in {snapshot_bytes(task, body) for body in bodies}, task
+    check_snapshot_file(str(path), task)
+
+
+def _snapshot_leftovers(root: Path) -> list[str]:
+    directory = root / "datarim" / "snapshots"
+    if not directory.exists():
+        return []
+    return sorted(name for name in os.listdir(directory) if not name.endswith(".snapshot.md"))
+
+
+SNAPSHOT_BASH = WriterKind(
+    "snapshot-bash",
+    "snapshot",
+    "DR_SNAPSHOT_LOCK_TIMEOUT",
+    _snapshot_argv([str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh")]),
+    _verify_snapshot,
+    _snapshot_leftovers,
+)
+SNAPSHOT_PYTHON = WriterKind(
+    "snapshot-python",
+    "snapshot",
+    "DR_SNAPSHOT_LOCK_TIMEOUT",
+    _snapshot_argv([sys.executable, "-m", "datarim_snapshot", "write"]),
+    _verify_snapshot,
+    _snapshot_leftovers,
+)
+KINDS = [SNAPSHOT_BASH, SNAPSHOT_PYTHON]
+
+
+@dataclass
+class Write:
+    kind: WriterKind
+    target: str
+    body: bytes
+    code: int = -1
+    seconds: float = 0.0
+    stderr: bytes = b""
+
+
+def run_load(
+    root: Path,
+    plan: list[tuple[WriterKind, str]],
+    timeout: int,
+    scratch: Path,
+) -> tuple[list[Write], float]:
+    """Starts one writer per (kind, target) of plan at once; returns the writes, wall time."""
+    writes = []
+    procs = []
+    began = time.monotonic()
+    for number, (kind, target) in enumerate(plan):
+        # Bodies of different sizes, some over a cap, so that a torn write could not pass.
+        body = (f"write {number} by {kind.name} on {target}\n" * (1 + number * 23)).encode()
+        body_file = scratch / f"body-{number}.md"
+        body_file.write_bytes(body)
+        env = {**os.environ, kind.timeout_env: str(timeout)}
+        procs.append(
+            (
+                time.monotonic(),
+                subprocess.Popen(
+                    kind.argv(root, target, body_file),
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                ),
+            )
+        )
+        writes.append(Write(kind, target, body))
+    for write, (started, proc) in zip(writes, procs):
+        _, err = proc.communicate(timeout=timeout + 120)
+        write.code = proc.returncode
+        write.seconds = time.monotonic() - started
+        write.stderr = err
+    return writes, time.monotonic() - began
+
+
+def check_load(root: Path, writes: list[Write], timeout: int) -> None:
+    """Every write landed whole or exited 3 after its timeout; nothing interleaved or left over."""
+    for write in writes:
+        if write.code == 3:
+            assert write.stderr.count(b"\n") == 1 and BUSY in write.stderr, write.stderr
+            assert write.seconds >= timeout, f"exit 3 after {write.seconds:.2f} s < {timeout} s"
+        else:
+            assert (write.code, write.stderr) == (0, b""), (write.kind.name, write.stderr)
+    families: dict[tuple[str, str], tuple[WriterKind, list[bytes]]] = {}
+    for write in writes:
+        entry = families.setdefault((write.kind.family, write.target), (write.kind, []))
+        if write.code == 0:
+            entry[1].append(write.body)
+    for (_, target), (kind, bodies) in sorted(families.items()):
+        kind.verify(root, target, bodies)
+    for kind in {write.kind.family: write.kind for write in writes}.values():
+        assert kind.leftovers(root) == [], kind.leftovers(root)

@@ -1,0 +1,86 @@
+"""The typed Python API: what a caller imports, the paths it returns, the codes its errors carry."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from datarim_snapshot import (
+    LockBusyError,
+    MalformedError,
+    MissingError,
+    RefusedError,
+    UsageError,
+    check_snapshot_bytes,
+    render_snapshot,
+    validate_stage_snapshot,
+    write_stage_snapshot,
+)
+
+
+def _write(root: Path, **overrides: str) -> str | None:
+    body = root / "body.md"
+    if not body.exists():
+        body.write_text("Stage summary.\n", encoding="utf-8")
+    args = dict(
+        root=str(root), task="TUNE-0254", stage="plan", command="/dr-plan",
+        captured_by="agent", recommended_next="/dr-verify", body_file=str(body),
+    )  # fmt: skip
+    args.update(overrides)
+    return write_stage_snapshot(**args)
+
+
+def test_write_returns_the_path_and_stamps_now_in_utc(tmp_path: Path) -> None:
+    before = time.time()
+    path = _write(tmp_path)
+    assert path == str(tmp_path.resolve() / "datarim" / "snapshots" / "TUNE-0254.snapshot.md")
+    stamp = re.search(r"^captured_at: (\S+)$", Path(path).read_text(), re.M)
+    assert stamp is not None
+    seconds = time.mktime(time.strptime(stamp.group(1), "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+    assert before - 1 <= seconds <= time.time() + 1
+    assert validate_stage_snapshot("TUNE-0254", str(tmp_path)) == str(
+        tmp_path / "datarim" / "snapshots" / "TUNE-0254.snapshot.md"
+    )
+
+
+def test_errors_carry_the_shell_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(RefusedError) as refused:
+        _write(tmp_path, task="../etc")
+    assert refused.value.code == 1
+    monkeypatch.setenv("DR_SNAPSHOT_LOCK_TIMEOUT", "soon")
+    with pytest.raises(UsageError) as usage:
+        _write(tmp_path)
+    assert usage.value.code == 2
+    monkeypatch.setenv("DR_SNAPSHOT_LOCK_TIMEOUT", "0")
+    (tmp_path / "datarim" / "snapshots" / ".lock.TUNE-0254").mkdir(parents=True)
+    with pytest.raises(LockBusyError) as busy:
+        _write(tmp_path)
+    assert busy.value.code == 3
+    with pytest.raises(MissingError) as missing:
+        validate_stage_snapshot("TUNE-0254", str(tmp_path))
+    assert missing.value.code == 1
+    with pytest.raises(UsageError) as bad_id:
+        validate_stage_snapshot("tune-0254", str(tmp_path))
+    assert bad_id.value.code == 3
+
+
+def test_disabled_writer_returns_none_and_touches_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATARIM_DISABLE_SNAPSHOT", "1")
+    assert _write(tmp_path) is None
+    assert not (tmp_path / "datarim").exists()
+
+
+def test_render_and_check_round_trip_in_memory() -> None:
+    data = render_snapshot(
+        "TUNE-0254", "qa", "/dr-qa", "operator", "/dr-archive", "2026-05-21T13:45:00Z",
+        b"/dr-archive TUNE-0254 | finalise\n", "готово\n".encode(),
+    )  # fmt: skip
+    check_snapshot_bytes(data, "TUNE-0254")
+    with pytest.raises(MalformedError) as wrong:
+        check_snapshot_bytes(data, "TUNE-0255")
+    assert wrong.value.code == 2
+    assert "does not match the file name" in wrong.value.message

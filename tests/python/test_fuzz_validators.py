@@ -1,0 +1,235 @@
+"""Fuzzing the snapshot validators (README "Hardening"): random and mutated snapshot files
+through both implementations. Only the documented exit codes, the same one-line reason
+from both, nothing on stdout, no traceback, and nothing accepted that an independent
+reading of the contract (PyYAML plus the rules of CONTRACT §3) would reject.
+
+DATARIM_FUZZ_EXAMPLES sets the number of examples (make test: a few dozen; make fuzz: 2000).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+import yaml
+from datarim_snapshot import cli
+from datarim_snapshot.rules import CAP, MARKER, STAGES
+from datarim_snapshot.snapshot import render_snapshot
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+REPO = Path(__file__).resolve().parents[2]
+CHECKER = REPO / "dev-tools" / "check-stage-snapshot-on-exit.sh"
+EXAMPLES = int(os.environ.get("DATARIM_FUZZ_EXAMPLES", "40"))
+TASK = "TUNE-0254"
+FIELDS = [
+    "task_id", "artifact", "schema_version", "stage", "command", "captured_at",
+    "captured_by", "recommended_next", "options", "size_bytes", "truncated",
+]  # fmt: skip
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-0123456789", min_size=1, max_size=12)
+TEXT = st.text(
+    alphabet=st.sampled_from(list("aZ09 :#\"'\\|-{}[],&*!%@`\t") + ["я", "€", "🚀", "\u00a0"]),
+    min_size=1,
+    max_size=40,
+)
+INTERESTING = [
+    b"\n", b"---\n", b"\x00", b"\xff", b"\xc3", b"\xe2\x80\xa8", b"\xc2\x85", b": ", b" #",
+    b'"', b"\\", b"\r", b"\t", b"\xef\xbb\xbf", b"truncated: true\n", b"options: []\n",
+    b'  - "x"\n', b"stage: plan\n", MARKER, b"size_bytes: 1\n", b"{", b"[", b"'", b"&a ", b"*a",
+    b"!!str ", b"? ", b"- ",
+]  # fmt: skip
+VALUES = [
+    b"", b"true", b"1", b"01", b"[]", b"null", b"~", b"/dr-x", b"'q'", b'"q"', b"plan",
+    b"agent", b"2026-02-30T00:00:00Z", b"2026-05-21T13:45:00Z", b"-1", b"TUNE-0254",
+    b"stage-snapshot", b"/dr-a b", b"/x: y", b"/x #y", b"/x ", b"&x /a", b"!!int 1",
+]  # fmt: skip
+
+
+@st.composite
+def valid_snapshots(draw: st.DrawFn) -> bytes:
+    options = draw(st.lists(TEXT, max_size=4))
+    body_size = draw(st.sampled_from([0, 1, 50, 400, 9000]))
+    unit = draw(st.text(alphabet="ab \nж🚀", min_size=1, max_size=20))
+    body = (unit * (body_size // len(unit) + 1))[:body_size]
+    return render_snapshot(
+        TASK,
+        draw(st.sampled_from(STAGES)),
+        "/" + draw(WORD),
+        draw(st.sampled_from(["agent", "operator"])),
+        "/" + draw(WORD),
+        "2026-05-21T13:45:00Z",
+        "\n".join(options).encode() if options else None,
+        body.encode(),
+    )
+
+
+def _fix_size(data: bytes) -> bytes:
+    """Rewrites size_bytes to the file's real size, so mutations reach the deeper rules."""
+    match = re.search(rb"\nsize_bytes: [0-9]+\n", data)
+    if not match:
+        return data
+    head, tail = data[: match.start()], data[match.end() :]
+    total = len(data)
+    for _ in range(3):
+        candidate = head + b"\nsize_bytes: " + str(total).encode() + b"\n" + tail
+        if len(candidate) == total:
+            return candidate
+        total = len(candidate)
+    return data
+
+
+@st.composite
+def mutated_snapshots(draw: st.DrawFn) -> bytes:
+    data = draw(valid_snapshots())
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["flip", "delete", "insert", "line", "value"]))
+        at = draw(st.integers(0, len(data)))
+        if kind == "flip" and data:
+            at = min(at, len(data) - 1)
+            data = data[:at] + bytes([draw(st.integers(0, 255))]) + data[at + 1 :]
+        elif kind == "delete":
+            data = data[:at] + data[at + draw(st.integers(1, 20)) :]
+        elif kind == "insert":
+            data = data[:at] + draw(st.sampled_from(INTERESTING)) + data[at:]
+        else:
+            lines = data.split(b"\n")
+            i = draw(st.integers(0, min(len(lines) - 1, 16)))
+            j = draw(st.integers(0, min(len(lines) - 1, 16)))
+            if kind == "line":
+                op = draw(st.sampled_from(["dup", "del", "swap"]))
+                if op == "dup":
+                    lines.insert(i, lines[i])
+                elif op == "del":
+                    del lines[i]
+                else:
+                    lines[i], lines[j] = lines[j], lines[i]
+            elif b": " in lines[i]:
+                lines[i] = lines[i].split(b": ", 1)[0] + b": " + draw(st.sampled_from(VALUES))
+            data = b"\n".join(lines)
+    return _fix_size(data) if draw(st.booleans()) else data
+
+
+def contract_violations(data: bytes, task: str) -> list[str]:
+    """Why the contract would reject data: an independent reading with PyYAML."""
+    found = []
+    if len(data) > CAP:
+        found.append("over the cap")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return found + ["not UTF-8"]
+    if "\0" in text:
+        found.append("NUL")
+    if not text.startswith("---\n"):
+        return found + ["no frontmatter"]
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        return found + ["frontmatter not closed"]
+    front = text[4 : end + 1]
+    if text[end + 5 : end + 6] != "\n":
+        found.append("no blank line after the frontmatter")
+    try:
+        doc = yaml.load(front, Loader=yaml.BaseLoader)
+    except yaml.YAMLError:
+        return found + ["frontmatter is not YAML"]
+    if not isinstance(doc, dict):
+        return found + ["frontmatter is not a mapping"]
+    keys = [line.split(":", 1)[0] for line in front.split("\n") if line and line[0] not in " \t"]
+    if keys != FIELDS or list(doc) != FIELDS:
+        return found + [f"fields {keys}"]
+    raw = {
+        k: line[len(k) + 2 :]
+        for line in front.split("\n")
+        for k in FIELDS
+        if line.startswith(k + ": ")
+    }
+    plain = {k: doc[k] for k in FIELDS if k != "options"}
+    for key, value in plain.items():
+        if not isinstance(value, str) or value != raw.get(key):
+            found.append(f"{key} is not a plain one-line scalar")
+    if doc["task_id"] != task:
+        found.append("task_id")
+    if doc["artifact"] != "stage-snapshot" or doc["schema_version"] != "1":
+        found.append("artifact or schema_version")
+    if doc["stage"] not in STAGES or doc["captured_by"] not in ("agent", "operator"):
+        found.append("stage or captured_by")
+    for key in ("command", "recommended_next"):
+        value = doc[key]
+        if (
+            not isinstance(value, str)
+            or not value.startswith("/")
+            or re.search(r"[\x00-\x1f\x7f]", value)
+        ):
+            found.append(key)
+    try:
+        datetime.strptime(str(doc["captured_at"]), "%Y-%m-%dT%H:%M:%SZ")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", str(doc["captured_at"]))
+    except (ValueError, AssertionError):
+        found.append("captured_at")
+    options = doc["options"]
+    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+        found.append("options is not a list of strings")
+    elif any(re.search(r"[\x00-\x08\x0a-\x1f\x7f]", o) for o in options):
+        found.append("an option holds a control character")
+    if doc["size_bytes"] != str(len(data)):
+        found.append("size_bytes")
+    if doc["truncated"] not in ("true", "false"):
+        found.append("truncated")
+    elif doc["truncated"] == "true" and not data.endswith(MARKER):
+        found.append("truncated without the marker")
+    return found
+
+
+def _judge(tmp_path: Path, data: bytes) -> None:
+    root = tmp_path / "ws"
+    snapshots = root / "datarim" / "snapshots"
+    snapshots.mkdir(parents=True, exist_ok=True)
+    (snapshots / f"{TASK}.snapshot.md").write_bytes(data)
+    args = ["--task", TASK, "--root", str(root)]
+    env = {**os.environ, "LC_ALL": "C.UTF-8"}
+    bash = subprocess.run([str(CHECKER), *args], capture_output=True, env=env, timeout=60)
+    out, err = io.BytesIO(), io.BytesIO()
+    code = cli.main(["check", *args], out, err)
+    assert (code, out.getvalue(), err.getvalue()) == (bash.returncode, bash.stdout, bash.stderr)
+    assert code in (0, 1, 2) and bash.stdout == b""
+    if code:
+        assert bash.stderr.startswith(b"check-stage-snapshot: datarim/snapshots/")
+        assert bash.stderr.count(b"\n") == 1 and bash.stderr.endswith(b"\n")
+        assert b"Traceback" not in bash.stderr
+    else:
+        assert bash.stderr == b""
+        assert contract_violations(data, TASK) == [], data
+
+
+@FUZZ
+@given(data=mutated_snapshots())
+def test_fuzz_mutated_snapshots_through_both_validators(tmp_path: Path, data: bytes) -> None:
+    _judge(tmp_path, data)
+
+
+@FUZZ
+@given(
+    data=st.one_of(
+        st.binary(max_size=400),
+        st.builds(lambda a, b: a + b, valid_snapshots(), st.binary(max_size=40)),
+    )
+)
+def test_fuzz_random_bytes_through_both_validators(tmp_path: Path, data: bytes) -> None:
+    _judge(tmp_path, data)
+
+
+@FUZZ
+@given(data=valid_snapshots())
+def test_fuzz_every_writer_rendering_is_accepted_by_both(tmp_path: Path, data: bytes) -> None:
+    assert contract_violations(data, TASK) == []
+    _judge(tmp_path, data)

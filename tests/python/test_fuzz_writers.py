@@ -1,0 +1,190 @@
+"""Fuzzing the snapshot writers (README "Hardening"): random and hostile flag values, flag
+sets and input files through both implementations. Both give the same exit code, stdout,
+stderr and files; a refusal changes no byte and no entry of the workspace; a write
+creates nothing but datarim/snapshots/<valid ID>.snapshot.md (and its directories).
+
+DATARIM_FUZZ_EXAMPLES sets the number of examples (make test: a few dozen; make fuzz: 2000).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+from datarim_snapshot import cli
+from datarim_snapshot.rules import task_id_ok
+from datarim_snapshot.validate import check_snapshot_file
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+REPO = Path(__file__).resolve().parents[2]
+WRITER = REPO / "dev-tools" / "snapshot-writer-wrapper.sh"
+EXAMPLES = int(os.environ.get("DATARIM_FUZZ_EXAMPLES", "40"))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+OLD = b"an old snapshot: never touched by a refused write\n"
+
+VALID = {
+    "--root": [".", "../..", "../../sub"],
+    "--task": ["TUNE-0254", "DEV-1438-FU-engage-generator-perf"],
+    "--stage": ["plan", "do", "auto"],
+    "--command": ["/dr-plan", "/dr-do TUNE-0254"],
+    "--captured-by": ["agent", "operator"],
+    "--recommended-next": ["/dr-verify", "/dr-do"],
+    "--body-file": ["{IN}/body"],
+    "--options-file": ["{IN}/options"],
+    "--captured-at": ["2026-05-21T13:45:00Z", "2024-02-29T23:59:59Z"],
+}
+REQUIRED = ["--root", "--task", "--stage", "--command", "--captured-by", "--recommended-next",
+            "--body-file"]  # fmt: skip
+HOSTILE = [
+    "", " ", "-", "--", "--root", "-x", ".", "..", "/", "../../..", "../../datarim",
+    "../../datarim/snapshots", "nope", "{IN}/body", "{IN}", "{IN}/missing", "../../link",
+    "TUNE-0254/../../x", "../TUNE-0254", "TUNE-0254\n", "TUNE-0254 ", "tune-0254", "TUNE-0254.",
+    "TUNE-0254/", "TUNE-0254\x01", "TÜNE-0254", "TUNE-025", "A" * 130 + "-0254",
+    "/dr-x: y", "/dr-x #y", "/dr\nx", "/dr\tx", "/dr-x:", "/dr-x ", "plan\n", "agent ",
+    "PLAN", "2026-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2026-05-21 13:45:00Z",
+    "\u2028", "\ufeff/dr", "/dr-\u0085", "x" * 300, "$(touch pwned)", "`touch pwned`",
+    "*", "~", "$HOME",
+]  # fmt: skip
+TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=20
+)
+FILE_BYTES = st.one_of(
+    st.binary(max_size=200),
+    st.text(alphabet='ab :#"\\\n\r\tж🚀', max_size=300).map(str.encode),
+    st.sampled_from([b"x" * 9000, "ж".encode() * 4200, b"a\x00b", b"\xff\xfe", b"/dr-do | go\n"]),
+)
+
+
+@st.composite
+def writer_calls(draw: st.DrawFn) -> tuple[list[str], bytes, bytes]:
+    flags = [f for f in VALID if f in REQUIRED or draw(st.booleans())]
+    # Mostly valid values, so refusals come one rule at a time, deep in the checks.
+    wanted_bad = draw(st.integers(0, 2))
+    bad = set(
+        draw(st.lists(st.sampled_from(list(VALID)), min_size=wanted_bad, max_size=wanted_bad))
+    )
+    flags = draw(st.permutations(flags))
+    argv: list[str] = []
+    for flag in flags:
+        if flag in bad and draw(st.integers(0, 9)) == 0:
+            continue  # a missing flag
+        argv.append(flag)
+        if flag in bad:
+            argv.append(draw(st.one_of(st.sampled_from(HOSTILE), TEXT)))
+        else:
+            argv.append(draw(st.sampled_from(VALID[flag])))
+    extra = draw(st.sampled_from([[], [], [], ["--bogus", "x"], ["--task"], ["stray"], ["--help"]]))
+    argv += extra
+    return argv, draw(FILE_BYTES), draw(FILE_BYTES)
+
+
+def _sandbox(base: Path, body: bytes, options: bytes) -> Path:
+    """base/ws: a workspace with a knowledge base and an old snapshot; the writer runs in
+    base/ws/a/b; base/in holds the input files."""
+    snapshots = base / "ws" / "datarim" / "snapshots"
+    snapshots.mkdir(parents=True)
+    (base / "ws" / "datarim" / "activeContext.md").write_bytes(b"# context\n")
+    (snapshots / "TUNE-0254.snapshot.md").write_bytes(OLD)
+    (base / "ws" / "sub").mkdir()
+    (base / "ws" / "a" / "b").mkdir(parents=True)
+    (base / "ws" / "link").symlink_to(base / "ws" / "sub")
+    (base / "in").mkdir()
+    (base / "in" / "body").write_bytes(body)
+    (base / "in" / "options").write_bytes(options)
+    return base / "ws" / "a" / "b"
+
+
+def _state(base: Path) -> dict[str, tuple[str, bytes]]:
+    """Every entry below base: its mode and, for a file, its bytes (captured_at blanked)."""
+    seen = {}
+    for dirpath, dirnames, filenames in os.walk(base):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            info = os.lstat(path)
+            data = b""
+            if stat.S_ISREG(info.st_mode):
+                data = re.sub(
+                    rb"\ncaptured_at: [^\n]*", b"\ncaptured_at: -", Path(path).read_bytes()
+                )
+            elif stat.S_ISLNK(info.st_mode):
+                data = os.readlink(path).replace(str(base), "{BASE}").encode()
+            seen[os.path.relpath(path, base)] = (stat.filemode(info.st_mode), data)
+    return seen
+
+
+def _decode(argv: list[str], base: Path) -> list[str]:
+    return [a.replace("{IN}", str(base / "in")) for a in argv]
+
+
+def _run_bash(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "LC_ALL": "C.UTF-8", "TZ": "UTC"}
+    proc = subprocess.run([str(WRITER), *argv], cwd=cwd, env=env, capture_output=True, timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _run_python(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
+    saved = os.getcwd()
+    out, err = io.BytesIO(), io.BytesIO()
+    try:
+        os.chdir(cwd)
+        code = cli.main(["write", *argv], out, err)
+    finally:
+        os.chdir(saved)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _check_outcome(
+    base: Path, before: dict[str, tuple[str, bytes]], code: int, out: bytes, err: bytes
+) -> None:
+    after = _state(base)
+    assert code in (0, 1, 2), code
+    assert b"Traceback" not in err
+    if code != 0:
+        assert after == before, "a refused write changed the workspace"
+        if out:  # --help: the usage on stdout, exit 2
+            assert code == 2 and err == b"" and out.startswith(b"Usage: snapshot-writer")
+        else:
+            assert err.startswith(b"snapshot-writer: ") and err.count(b"\n") == 1
+        return
+    assert out == b"" and err == b""
+    changed = {p for p in after if after[p] != before.get(p)}
+    assert not set(before) - set(after), "a write removed an entry"
+    for rel in changed:
+        match = re.fullmatch(r"(.*/)?datarim(/snapshots(/(?P<task>[^/]+)\.snapshot\.md)?)?", rel)
+        assert match, f"a write touched {rel}, outside datarim/snapshots/"
+        task = match.group("task")
+        if task is not None:
+            assert task_id_ok(task)
+            check_snapshot_file(str(base / rel), task)
+        else:
+            assert after[rel][0].startswith("d")
+
+
+@FUZZ
+@given(call=writer_calls())
+def test_fuzz_flag_values_through_both_writers(
+    tmp_path: Path, call: tuple[list[str], bytes, bytes]
+) -> None:
+    argv, body, options = call
+    results = []
+    for impl, run in (("bash", _run_bash), ("python", _run_python)):
+        base = tmp_path / impl
+        shutil.rmtree(base, ignore_errors=True)
+        cwd = _sandbox(base, body, options)
+        before = _state(base)
+        code, out, err = run(_decode(argv, base), cwd)
+        _check_outcome(base, before, code, out, err)
+        shown = err.replace(str(base).encode(), b"{BASE}")
+        results.append((code, out, shown, _state(base)))
+    assert results[0] == results[1], argv
+    event(f"exit {results[0][0]}: {results[0][2][:40]!r}")

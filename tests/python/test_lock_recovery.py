@@ -1,0 +1,131 @@
+"""Orphaned locks (README "Hardening"): a writer killed while holding its lock never
+blocks later writers of either implementation for more than about a second; a live
+owner's lock and another host's are only waited for; many waiters noticing the same
+dead lock at once never both get it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from datarim_snapshot import fsops
+from lockprobe import IMPLS, dead_lock, finish, start_probe, wait_held
+
+PAIRS = [(dead, waiter) for dead in IMPLS for waiter in IMPLS]
+
+
+def _owner(lock: Path) -> bytes:
+    return (lock / "owner").read_bytes()
+
+
+def _record(pid: int, start: str, host: str | None = None) -> bytes:
+    host = fsops.host_name() if host is None else host
+    return f"pid={pid}\nhost={host}\nstart={start}\nimpl=bash\n".encode()
+
+
+@pytest.mark.parametrize(("dead", "waiter"), PAIRS, ids=[f"{d}-dead-{w}-waits" for d, w in PAIRS])
+def test_a_killed_holders_lock_is_taken_over_within_a_second(
+    tmp_path: Path, dead: str, waiter: str
+) -> None:
+    lock = tmp_path / ".lock.TUNE-0254"
+    dead_lock(dead, lock)
+    began = time.monotonic()
+    code, out, err = finish(start_probe(waiter, lock, 30, 0))
+    elapsed = time.monotonic() - began
+    assert (code, out, err) == (0, b"held\n", b"")
+    assert elapsed < 1.5, f"took {elapsed:.2f} s"
+    assert not lock.exists()
+
+
+@pytest.mark.parametrize("dead", IMPLS)
+def test_many_waiters_on_one_dead_lock_hold_it_one_at_a_time(tmp_path: Path, dead: str) -> None:
+    lock = tmp_path / ".lock.TUNE-0254"
+    inside = tmp_path / "inside"
+    for _ in range(2):
+        dead_lock(dead, lock)
+        probes = [start_probe(IMPLS[n % 2], lock, 60, 0.01, inside) for n in range(16)]
+        results = [finish(p) for p in probes]
+        assert [r[0] for r in results] == [0] * 16, results
+        assert all(r[1] == b"held\n" for r in results), results
+        assert not lock.exists()
+        assert not inside.exists()
+
+
+@pytest.mark.parametrize("holder", IMPLS)
+def test_a_live_holders_lock_is_never_broken(tmp_path: Path, holder: str) -> None:
+    lock = tmp_path / ".lock.TUNE-0254"
+    owner = start_probe(holder, lock, 5, 2.5, tmp_path / "inside")
+    wait_held(owner)
+    record = _owner(lock)
+    waiters = [start_probe(IMPLS[n % 2], lock, 1, 0) for n in range(6)]
+    for proc in waiters:
+        code, out, err = finish(proc)
+        assert code == 3 and out == b"" and b"lock busy" in err, (code, out, err)
+    assert _owner(lock) == record
+    # The holder still holds: its owner file is intact when it releases.
+    assert finish(owner)[:2] == (0, b"")
+    assert not lock.exists()
+
+
+def _fake_lock(lock: Path, record: bytes | None) -> None:
+    lock.mkdir()
+    if record is not None:
+        (lock / "owner").write_bytes(record)
+
+
+def _gone_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.mark.parametrize("waiter", IMPLS)
+def test_another_hosts_lock_is_only_waited_for(tmp_path: Path, waiter: str) -> None:
+    lock = tmp_path / ".lock.TUNE-0254"
+    record = _record(_gone_pid(), "1", host="elsewhere.example")
+    _fake_lock(lock, record)
+    code, _, err = finish(start_probe(waiter, lock, 1, 0))
+    assert code == 3, err
+    assert _owner(lock) == record
+
+
+@pytest.mark.parametrize("waiter", IMPLS)
+def test_a_reused_pid_or_a_zombie_does_not_keep_a_lock_alive(tmp_path: Path, waiter: str) -> None:
+    lock = tmp_path / ".lock.TUNE-0254"
+    # Our own pid, alive, but with another start time: the recorded owner is gone.
+    _fake_lock(lock, _record(os.getpid(), "1"))
+    assert finish(start_probe(waiter, lock, 5, 0))[:2] == (0, b"held\n")
+    zombie = subprocess.Popen(["true"])
+    time.sleep(0.2)  # exited, not yet reaped
+    try:
+        _fake_lock(lock, _record(zombie.pid, fsops.process_start(zombie.pid)))
+        assert finish(start_probe(waiter, lock, 5, 0))[:2] == (0, b"held\n")
+    finally:
+        zombie.wait()
+
+
+OWNERLESS = {"no-owner": None, "empty": b"", "partial": b"pid=12"}
+
+
+def test_a_lock_without_a_complete_owner_record_waits_out_the_grace(tmp_path: Path) -> None:
+    # Every (state, implementation) pair on a lock of its own, all at once.
+    locks = {}
+    for state, owner in OWNERLESS.items():
+        for impl in IMPLS:
+            lock = tmp_path / f".lock.{state}.{impl}"
+            _fake_lock(lock, owner)
+            locks[(state, impl)] = lock
+    # Within the grace it may be a writer between mkdir and its owner file.
+    early = {key: start_probe(key[1], lock, 1, 0) for key, lock in locks.items()}
+    for key, proc in early.items():
+        assert finish(proc)[0] == 3, key
+        assert (locks[key] / "owner").exists() == (OWNERLESS[key[0]] is not None)
+    began = time.monotonic()
+    late = {key: start_probe(key[1], lock, 10, 0) for key, lock in locks.items()}
+    for key, proc in late.items():
+        assert finish(proc)[:2] == (0, b"held\n"), key
+        assert not locks[key].exists()
+    assert time.monotonic() - began >= fsops.ORPHAN_GRACE_SECONDS
