@@ -5,77 +5,18 @@
 #          DR_EMIT_FIELDS: "1" to hand back what was validated (see emit_fields).
 # Exits 0 when valid, printing nothing (or, with DR_EMIT_FIELDS, the fields);
 # else prints the first broken rule on stdout and exits 2. Needs
-# datarim-rules.awk before it.
+# datarim-rules.awk and frontmatter.awk before it.
 
 function broken(msg) {
     printf "%s", msg
     exit 2
 }
 
-# Next frontmatter line as a string (bytes up to LF, LF dropped), or the
-# sentinel "\001EOF" when no complete line is left.
-function next_line(    s, j) {
-    s = ""
-    for (j = POS; j <= N; j++) {
-        if (B[j] == 10) { POS = j + 1; return s }
-        s = s CHR[B[j]]
-    }
-    POS = N + 1
-    return "\001EOF"
-}
-
-# Printable form of a key for a message: controls become "?".
-function shown(s) {
-    gsub(/[\001-\037\177]/, "?", s)
-    return s
-}
-
-function key_of(line,    c) {
-    c = index(line, ":")
-    return c ? substr(line, 1, c - 1) : line
-}
-
-function known(k) {
-    return k != "" && (index(FIELDS, " " k " ") > 0 || extra_key(k))
-}
-
-# An optional field another artefact adds after truncated (never the empty key).
-function extra_key(k) {
-    return k != "" && index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0
-}
-
-# Reads the line that should hold field k and returns its value.
-function expect_field(k,    line, key) {
-    line = next_line()
-    if (line == "\001EOF") broken("frontmatter is not closed")
-    key = key_of(line)
-    if (line == "---") broken("missing field: " k)
-    if (key in SEEN) broken("duplicate field: " shown(key))
-    if (!known(key)) broken("unknown field: " shown(key))
-    if (key != k) broken("expected field " k ", found " shown(key))
-    SEEN[k] = 1
-    if (k == "options") return line
-    if (substr(line, length(k) + 1, 2) != ": " || length(line) == length(k) + 2) broken("bad " k " line")
-    return substr(line, length(k) + 3)
-}
-
 # Checks one options item; returns its text with the YAML quoting undone.
-function check_option_item(line, n,    arr, m, i, b, esc, text) {
-    if (substr(line, 1, 5) != "  - \"" || length(line) < 8 || substr(line, length(line)) != "\"")
+function check_option_item(line, n) {
+    if (substr(line, 1, 4) != "  - " || length(line) < 8 || !yaml_quoted_ok(substr(line, 5)))
         broken("bad options item " n)
-    m = str_bytes(substr(line, 6, length(line) - 6), arr)
-    esc = 0
-    text = ""
-    for (i = 1; i <= m; i++) {
-        b = arr[i]
-        if (esc) { if (b != 92 && b != 34) broken("bad options item " n); esc = 0; text = text CHR[b] }
-        else if (b == 92) esc = 1
-        else if (b == 34) broken("bad options item " n)
-        else text = text CHR[b]
-    }
-    if (esc) broken("bad options item " n)
-    if (utf8_scan(arr, 1, m, 1, 1) != "") broken("bad options item " n)
-    return text
+    return yaml_unquote(substr(line, 5))
 }
 
 # The validated fields, one "name value" line each, for a reader that must
@@ -95,6 +36,7 @@ function emit_fields(    i) {
 BEGIN {
     rules_init()
     FIELDS = " task_id artifact schema_version stage command captured_at captured_by recommended_next options size_bytes truncated "
+    LISTS = " options "
     N = ENVIRON["DR_FILE_LEN"] + 0
     if (N > CAP) broken("is over the " CAP "-byte cap")
     fault = utf8_scan(B, 1, str_bytes(ENVIRON["DR_FILE"], B), 0, 0)
@@ -138,15 +80,7 @@ BEGIN {
     truncated = expect_field("truncated")
     if (truncated != "true" && truncated != "false") broken("bad truncated")
 
-    while ((line = next_line()) != "---") {
-        if (line == "\001EOF") broken("frontmatter is not closed")
-        key = key_of(line)
-        if (key in SEEN) broken("duplicate field: " shown(key))
-        if (!extra_key(key)) broken("unknown field: " shown(key))
-        SEEN[key] = 1
-        EXTRA_KEY[++nextra] = key
-        EXTRA[key] = substr(line, length(key) + 3)
-    }
+    close_frontmatter()
     if (next_line() != "") broken("no blank line after the frontmatter")
     if (size + 0 != N) broken("size_bytes is " size " but the file has " N " bytes")
     if (truncated == "true") {
