@@ -398,3 +398,45 @@ dr_publish() {
     return 1
   fi
 }
+
+# dr_artifact_state <file> <msg-var>: 0 when <file> is a readable regular
+# file; else sets <msg-var> and returns 1 (missing) or 2 (a symlink, or not
+# a readable regular file). Validators call it before reading an artefact.
+dr_artifact_state() {
+  printf -v "$2" '%s' ''
+  if [ -L "$1" ]; then
+    printf -v "$2" '%s' 'is a symlink'
+    return 2
+  fi
+  if [ ! -e "$1" ]; then
+    printf -v "$2" '%s' 'is missing'
+    return 1
+  fi
+  if [ ! -f "$1" ] || [ ! -r "$1" ]; then
+    printf -v "$2" '%s' 'is not a readable regular file'
+    return 2
+  fi
+}
+
+# dr_find_root <out-var> [<start>]: the nearest directory, from <start> (an
+# absolute path; default the current directory) upwards, that holds a
+# datarim/ directory; <start> itself when none does.
+dr_find_root() {
+  local start=${2:-$PWD} dir
+  dir=$start
+  while :; do
+    if [ -d "$dir/datarim" ]; then
+      printf -v "$1" '%s' "$dir"
+      return 0
+    fi
+    [ -z "$dir" ] || [ "$dir" = / ] && break
+    dir=${dir%/*}
+  done
+  printf -v "$1" '%s' "$start"
+}
+
+# dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS.
+dr_session_id_ok() {
+  local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$'
+  [[ $1 =~ $re ]]
+}

@@ -23,37 +23,73 @@ function str_bytes(s, arr,    n, i) {
     return n
 }
 
+# Length of the UTF-8 character that starts at arr[i] (arr[i..to] being
+# available), or 0 when no valid one starts there; sets UTF8_CP to its code
+# point. Overlong forms, surrogates and code points past U+10FFFF are invalid.
+function utf8_char(arr, i, to,    b, need, cp, lo, hi, k, c) {
+    b = arr[i]
+    lo = 128; hi = 191
+    if (b < 128) { UTF8_CP = b; return 1 }
+    else if (b >= 194 && b <= 223) { need = 1; cp = b - 192 }
+    else if (b == 224) { need = 2; cp = 0; lo = 160 }
+    else if (b >= 225 && b <= 236) { need = 2; cp = b - 224 }
+    else if (b == 237) { need = 2; cp = 13; hi = 159 }
+    else if (b >= 238 && b <= 239) { need = 2; cp = b - 224 }
+    else if (b == 240) { need = 3; cp = 0; lo = 144 }
+    else if (b >= 241 && b <= 243) { need = 3; cp = b - 240 }
+    else if (b == 244) { need = 3; cp = 4; hi = 143 }
+    else return 0
+    for (k = 1; k <= need; k++) {
+        if (i + k > to) return 0
+        c = arr[i + k]
+        if (k == 1) { if (c < lo || c > hi) return 0 }
+        else if (c < 128 || c > 191) return 0
+        cp = cp * 64 + (c - 128)
+    }
+    UTF8_CP = cp
+    return need + 1
+}
+
 # Scans arr[from..to] as UTF-8. Returns "" when clean, else the first fault:
 # "nul", "utf8" (bad or incomplete sequence), or "control" when ctl is set
 # and a code point is not allowed in a one-line YAML value (see is_control).
 # tab_ok lets TAB through.
-function utf8_scan(arr, from, to, ctl, tab_ok,    i, b, need, cp, lo, hi, k, c) {
+function utf8_scan(arr, from, to, ctl, tab_ok,    i, len) {
     i = from
     while (i <= to) {
-        b = arr[i]
-        if (b == 0) return "nul"
-        lo = 128; hi = 191
-        if (b < 128) { need = 0; cp = b }
-        else if (b >= 194 && b <= 223) { need = 1; cp = b - 192 }
-        else if (b == 224) { need = 2; cp = 0; lo = 160 }
-        else if (b >= 225 && b <= 236) { need = 2; cp = b - 224 }
-        else if (b == 237) { need = 2; cp = 13; hi = 159 }
-        else if (b >= 238 && b <= 239) { need = 2; cp = b - 224 }
-        else if (b == 240) { need = 3; cp = 0; lo = 144 }
-        else if (b >= 241 && b <= 243) { need = 3; cp = b - 240 }
-        else if (b == 244) { need = 3; cp = 4; hi = 143 }
-        else return "utf8"
-        for (k = 1; k <= need; k++) {
-            if (i + k > to) return "utf8"
-            c = arr[i + k]
-            if (k == 1) { if (c < lo || c > hi) return "utf8" }
-            else if (c < 128 || c > 191) return "utf8"
-            cp = cp * 64 + (c - 128)
-        }
-        if (ctl && is_control(cp, tab_ok)) return "control"
-        i += need + 1
+        if (arr[i] == 0) return "nul"
+        len = utf8_char(arr, i, to)
+        if (!len) return "utf8"
+        if (ctl && is_control(UTF8_CP, tab_ok)) return "control"
+        i += len
     }
     return ""
+}
+
+# Positions of the non-overlapping occurrences of lit in s, left to right,
+# into P[1..]; returns their number. lit must hold no regex metacharacter.
+function occurrences(s, lit, P,    parts, n, k, pos, width) {
+    n = split(s, parts, lit)
+    width = length(lit)
+    pos = 0
+    for (k = 1; k < n; k++) {
+        pos += length(parts[k])
+        P[k] = pos + 1
+        pos += width
+    }
+    return n > 0 ? n - 1 : 0
+}
+
+# Length of the run of characters of class re (one bracket expression) that
+# starts at position at of s.
+function span(s, at, re,    total, chunk) {
+    total = 0
+    while (1) {
+        chunk = substr(s, at + total, 256)
+        if (chunk == "" || !match(chunk, "^" re "+")) return total
+        total += RLENGTH
+        if (RLENGTH < 256) return total
+    }
 }
 
 # Code points that could add a line to, or break, YAML frontmatter: C0 (tab
@@ -106,6 +142,38 @@ function yaml_quote(arr, from, to,    i, b, out) {
         else out = out CHR[b]
     }
     return out "\""
+}
+
+# s is one double-quoted YAML string as yaml_quote writes it: escapes \\ and
+# \" only, and valid UTF-8 without control characters (tab aside) inside.
+function yaml_quoted_ok(s,    arr, m, i, b, esc) {
+    if (length(s) < 2 || substr(s, 1, 1) != "\"" || substr(s, length(s)) != "\"") return 0
+    m = str_bytes(substr(s, 2, length(s) - 2), arr)
+    esc = 0
+    for (i = 1; i <= m; i++) {
+        b = arr[i]
+        if (esc) { if (b != 92 && b != 34) return 0; esc = 0 }
+        else if (b == 92) esc = 1
+        else if (b == 34) return 0
+    }
+    return !esc && utf8_scan(arr, 1, m, 1, 1) == ""
+}
+
+# The value of a string that passed yaml_quoted_ok.
+function yaml_unquote(s,    out, i, n, c) {
+    out = ""
+    n = length(s)
+    for (i = 2; i < n; i++) {
+        c = substr(s, i, 1)
+        if (c == "\\") { i++; c = substr(s, i, 1) }
+        out = out c
+    }
+    return out
+}
+
+# The task-ID rule of dr_task_id_ok (datarim-common.sh), for awk programs.
+function is_task_id(s) {
+    return length(s) <= 128 && s ~ /^[A-Z][A-Z0-9-]+-[0-9][0-9][0-9][0-9][0-9]?(-[A-Za-z0-9]+)*$/
 }
 
 # Number of decimal digits that makes header + digits + body a fixed point.

@@ -5,44 +5,11 @@
 #          DR_EMIT_FIELDS: "1" to hand back what was validated (see emit_fields).
 # Exits 0 when valid, printing nothing (or, with DR_EMIT_FIELDS, the fields);
 # else prints the first broken rule on stdout and exits 2. Needs
-# datarim-rules.awk and git-anchor.awk before it.
+# datarim-rules.awk, git-anchor.awk and frontmatter.awk before it.
 
 function broken(msg) {
     printf "%s", msg
     exit 2
-}
-
-# Next frontmatter line as a string (bytes up to LF, LF dropped), or the
-# sentinel "\001EOF" when no complete line is left.
-function next_line(    s, j) {
-    s = ""
-    for (j = POS; j <= N; j++) {
-        if (B[j] == 10) { POS = j + 1; return s }
-        s = s CHR[B[j]]
-    }
-    POS = N + 1
-    return "\001EOF"
-}
-
-# Printable form of a key for a message: controls become "?".
-function shown(s) {
-    gsub(/[\001-\037\177]/, "?", s)
-    return s
-}
-
-function key_of(line,    c) {
-    c = index(line, ":")
-    return c ? substr(line, 1, c - 1) : line
-}
-
-function known(k) {
-    return k != "" && (index(FIELDS, " " k " ") > 0 || extra_key(k))
-}
-
-# An optional field after truncated: the git anchor's (git-anchor.awk), or
-# one another artefact adds (never the empty key).
-function extra_key(k) {
-    return git_field_rank(k) > 0 || (k != "" && index(" " ENVIRON["DR_EXTRA_KEYS"] " ", " " k " ") > 0)
 }
 
 # Checks the value of a git anchor field; returns it, a branch unquoted.
@@ -50,51 +17,18 @@ function check_git_field(k, v) {
     if (k == "git_head" && !git_sha_ok(v)) broken("bad git_head")
     if (k == "git_dirty" && v != "true" && v != "false") broken("bad git_dirty")
     if (k == "git_branch") {
-        v = unquoted(v, "bad git_branch")
+        if (length(v) < 3 || !yaml_quoted_ok(v)) broken("bad git_branch")
+        v = yaml_unquote(v)
         if (!git_branch_ok(v)) broken("bad git_branch")
     }
     return v
 }
 
-# Reads the line that should hold field k and returns its value.
-function expect_field(k,    line, key) {
-    line = next_line()
-    if (line == "\001EOF") broken("frontmatter is not closed")
-    key = key_of(line)
-    if (line == "---") broken("missing field: " k)
-    if (key in SEEN) broken("duplicate field: " shown(key))
-    if (!known(key)) broken("unknown field: " shown(key))
-    if (key != k) broken("expected field " k ", found " shown(key))
-    SEEN[k] = 1
-    if (k == "options") return line
-    if (substr(line, length(k) + 1, 2) != ": " || length(line) == length(k) + 2) broken("bad " k " line")
-    return substr(line, length(k) + 3)
-}
-
 # Checks one options item; returns its text with the YAML quoting undone.
 function check_option_item(line, n) {
-    if (substr(line, 1, 4) != "  - ") broken("bad options item " n)
-    return unquoted(substr(line, 5), "bad options item " n)
-}
-
-# s must be a non-empty double-quoted string as yaml_quote writes it (only
-# \ and " escaped; UTF-8 without control characters, tab allowed); returns
-# its text, else breaks with msg.
-function unquoted(s, msg,    arr, m, i, b, esc, text) {
-    if (substr(s, 1, 1) != "\"" || length(s) < 3 || substr(s, length(s)) != "\"") broken(msg)
-    m = str_bytes(substr(s, 2, length(s) - 2), arr)
-    esc = 0
-    text = ""
-    for (i = 1; i <= m; i++) {
-        b = arr[i]
-        if (esc) { if (b != 92 && b != 34) broken(msg); esc = 0; text = text CHR[b] }
-        else if (b == 92) esc = 1
-        else if (b == 34) broken(msg)
-        else text = text CHR[b]
-    }
-    if (esc) broken(msg)
-    if (utf8_scan(arr, 1, m, 1, 1) != "") broken(msg)
-    return text
+    if (substr(line, 1, 4) != "  - " || length(line) < 7 || !yaml_quoted_ok(substr(line, 5)))
+        broken("bad options item " n)
+    return yaml_unquote(substr(line, 5))
 }
 
 # The validated fields, one "name value" line each, for a reader that must
@@ -114,6 +48,8 @@ function emit_fields(    i) {
 BEGIN {
     rules_init()
     FIELDS = " task_id artifact schema_version stage command captured_at captured_by recommended_next options size_bytes truncated "
+    LISTS = " options "
+    OPTIONAL_KEYS = " git_head git_branch git_dirty "
     N = ENVIRON["DR_FILE_LEN"] + 0
     if (N > CAP) broken("is over the " CAP "-byte cap")
     fault = utf8_scan(B, 1, str_bytes(ENVIRON["DR_FILE"], B), 0, 0)

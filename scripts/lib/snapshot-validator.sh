@@ -38,25 +38,13 @@ snapshot_read_file() {
 # snapshot_judge_file <file> <task-id> <msg-var> <extra-keys> <prefix-or-empty>
 snapshot_judge_file() {
   local LC_ALL=C dir out status=0 file_text file_len file_nul emit=''
-  printf -v "$3" '%s' ''
-  if [ -L "$1" ]; then
-    printf -v "$3" '%s' 'is a symlink'
-    return 2
-  fi
-  if [ ! -e "$1" ]; then
-    printf -v "$3" '%s' 'is missing'
-    return 1
-  fi
-  if [ ! -f "$1" ] || [ ! -r "$1" ]; then
-    printf -v "$3" '%s' 'is not a readable regular file'
-    return 2
-  fi
+  dr_artifact_state "$1" "$3" || return $?
   dr_read_prefix "$1" 8193 file
   dr_lib_dir_into dir
   [ -z "$5" ] || emit=1
   out=$(DR_TASK=$2 DR_EXTRA_KEYS=$4 DR_EMIT_FIELDS=$emit DR_FILE=$file_text DR_FILE_LEN=$file_len \
     DR_FILE_NUL=$file_nul LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/git-anchor.awk" \
-    -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
+    -f "$dir/frontmatter.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
   if [ "$status" -eq 0 ]; then
     [ -z "$5" ] || snapshot_take_fields "$5" "$out" "$file_text"
     return 0
@@ -88,23 +76,6 @@ snapshot_take_fields() {
   printf -v "$1_option_count" '%s' "$count"
   printf -v "$1_extra" '%s' "$extra"
   printf -v "$1_text" '%s' "$3"
-}
-
-# dr_find_root <out-var> [<start>]: the nearest directory, from <start> (an
-# absolute path; default the current directory) upwards, that holds a
-# datarim/ directory; <start> itself when none does.
-dr_find_root() {
-  local start=${2:-$PWD} dir
-  dir=$start
-  while :; do
-    if [ -d "$dir/datarim" ]; then
-      printf -v "$1" '%s' "$dir"
-      return 0
-    fi
-    [ -z "$dir" ] || [ "$dir" = / ] && break
-    dir=${dir%/*}
-  done
-  printf -v "$1" '%s' "$start"
 }
 
 # check_stage_snapshot: the validator's command line. 0 valid, 1 missing,

@@ -16,7 +16,12 @@ from .errors import (
     RefusedError,
     UsageError,
 )
+from .redact import redact
 from .resume import replay_prompt, resume_output
+from .session import SessionSaved, render_session_block, write_session_handoff
+from .session_format import check_session_bytes
+from .session_replay import replay_session
+from .session_validate import check_session_file, validate_session_handoff
 from .snapshot import render_snapshot, write_stage_snapshot
 from .validate import (
     StageSnapshot,
@@ -35,17 +40,25 @@ __all__ = [
     "MalformedError",
     "MissingError",
     "RefusedError",
+    "SessionSaved",
     "StageSnapshot",
     "UsageError",
+    "check_session_bytes",
+    "check_session_file",
     "check_snapshot_bytes",
     "check_snapshot_file",
     "emit_stage_snapshot",
     "find_root",
     "read_stage_snapshot",
+    "redact",
+    "render_session_block",
     "render_snapshot",
     "replay_prompt",
+    "replay_session",
     "resume_output",
+    "validate_session_handoff",
     "validate_stage_snapshot",
+    "write_session_handoff",
     "write_stage_snapshot",
 ]
 __version__ = "0.1.0"

@@ -21,6 +21,22 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "show": ("lifecycle", "show_command", "dev-tools/snapshot-show.sh"),
     "list": ("lifecycle", "list_command", "dev-tools/snapshot-list.sh"),
     "archive": ("lifecycle", "archive_command", "dev-tools/snapshot-archive.sh"),
+    "session-write": (
+        "session_commands",
+        "session_write_command",
+        "dev-tools/session-handoff-writer-wrapper.sh",
+    ),
+    "session-check": (
+        "session_commands",
+        "session_check_command",
+        "dev-tools/check-session-handoff.sh",
+    ),
+    "session-replay": ("session_commands", "session_replay_command", "dev-tools/session-replay.sh"),
+    "session-reverify": (
+        "session_commands",
+        "session_reverify_command",
+        "dev-tools/reverify-session-claims.sh",
+    ),
 }
 
 USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"

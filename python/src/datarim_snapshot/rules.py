@@ -32,11 +32,17 @@ STAGES = [
 CAPTURED_BY = ("agent", "operator")
 
 _TASK_ID = re.compile(r"[A-Z][A-Z0-9-]+-[0-9]{4,5}(-[A-Za-z0-9]+)*\Z")
+_SESSION_ID = re.compile(r"SESSION-[0-9]{8}-[0-9]{6}\Z")
 _TIMESTAMP = re.compile(rb"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\Z")
 # Code points that could add a line to, or break, YAML frontmatter: C0 (tab
 # aside), DEL, C1 (NEL among them), LINE/PARAGRAPH SEPARATOR, U+FFFE/U+FFFF.
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 _CONTROL_OR_TAB = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+
+
+def session_id_ok(value: str) -> bool:
+    """The session-ID rule: SESSION-YYYYMMDD-HHMMSS (digits only, as written)."""
+    return _SESSION_ID.match(value) is not None
 
 
 def task_id_ok(value: str) -> bool:
@@ -105,6 +111,30 @@ def yaml_quote(value: bytes) -> bytes:
     return b'"' + value.replace(b"\\", b"\\\\").replace(b'"', b'\\"') + b'"'
 
 
+def yaml_quoted_ok(value: bytes) -> bool:
+    """value is one double-quoted YAML string as yaml_quote writes it: escapes \\\\ and \\"
+    only, and valid UTF-8 without control characters (tab aside) inside."""
+    if len(value) < 2 or not value.startswith(b'"') or not value.endswith(b'"'):
+        return False
+    content = value[1:-1]
+    escaped = False
+    for byte in content:
+        if escaped:
+            if byte not in (0x5C, 0x22):
+                return False
+            escaped = False
+        elif byte == 0x5C:
+            escaped = True
+        elif byte == 0x22:
+            return False
+    return not escaped and not utf8_scan(content, ctl=True, tab_ok=True)
+
+
+def yaml_unquote(value: bytes) -> bytes:
+    """The value of a string that passed yaml_quoted_ok."""
+    return re.sub(rb"\\(.)", rb"\1", value[1:-1], flags=re.DOTALL)
+
+
 def fixed_total(fixed: int) -> int:
     """The file size when `fixed` bytes plus the size's own decimal digits make the file."""
     digits = 1
@@ -118,3 +148,32 @@ def fixed_total(fixed: int) -> int:
 def shown(text: str) -> str:
     """Printable form for a one-line message: control characters become '?'."""
     return re.sub("[\x00-\x1f\x7f]", "?", text)
+
+
+_compiled: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def pattern(source: bytes) -> re.Pattern[bytes]:
+    """re.compile(source), cached."""
+    found = _compiled.get(source)
+    if found is None:
+        found = _compiled[source] = re.compile(source)
+    return found
+
+
+def occurrences(data: bytes, literal: bytes) -> list[int]:
+    """0-based positions of the non-overlapping occurrences of literal, left to right
+    (occurrences in datarim-rules.awk)."""
+    found = []
+    at = data.find(literal)
+    while at >= 0:
+        found.append(at)
+        at = data.find(literal, at + len(literal))
+    return found
+
+
+def span(data: bytes, at: int, cls: bytes) -> int:
+    """Length of the run of characters of class cls (one bracket expression) that
+    starts at index at (span in datarim-rules.awk)."""
+    match = pattern(cls + b"*").match(data, at)
+    return match.end() - at if match else 0

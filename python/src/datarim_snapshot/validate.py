@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from . import anchor, fsops
 from .errors import MalformedError, MissingError, RefusedError, UsageError
+from .frontmatter import Fields, Lines, key_of, text
 from .rules import (
     CAP,
     MARKER,
@@ -19,6 +20,8 @@ from .rules import (
     slash_command_fault,
     task_id_ok,
     utf8_scan,
+    yaml_quoted_ok,
+    yaml_unquote,
 )
 
 FIELDS = [
@@ -55,64 +58,11 @@ class StageSnapshot:
     extra: dict[str, bytes] = field(default_factory=dict)  # optional fields, in file order
 
 
-class _Lines:
-    """Frontmatter lines of the file: bytes up to each LF; None past the last LF."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
-
-    def next(self) -> bytes | None:
-        end = self.data.find(b"\n", self.pos)
-        if end < 0:
-            self.pos = len(self.data)
-            return None
-        line = self.data[self.pos : end]
-        self.pos = end + 1
-        return line
-
-
-def _text(value: bytes) -> str:
-    return shown(value.decode("utf-8", "replace"))
-
-
-def _key_of(line: bytes) -> bytes:
-    colon = line.find(b":")
-    return line if colon < 0 else line[:colon]
-
-
 def _check_option_item(line: bytes, number: int) -> bytes:
     """Checks one options item; returns its text with the YAML quoting undone."""
-    if not line.startswith(b"  - "):
+    if not line.startswith(b"  - ") or len(line) < 7 or not yaml_quoted_ok(line[4:]):
         raise MalformedError(f"bad options item {number}")
-    return _unquoted(line[4:], f"bad options item {number}")
-
-
-def _unquoted(value: bytes, message: str) -> bytes:
-    """value must be a non-empty double-quoted string as yaml_quote writes it (only
-    \\ and " escaped; UTF-8 without control characters, tab allowed); returns its
-    text, else raises MalformedError(message)."""
-    bad = MalformedError(message)
-    if not value.startswith(b'"') or len(value) < 3 or not value.endswith(b'"'):
-        raise bad
-    content = value[1:-1]
-    text = bytearray()
-    escaped = False
-    for byte in content:
-        if escaped:
-            if byte not in (0x5C, 0x22):
-                raise bad
-            escaped = False
-            text.append(byte)
-        elif byte == 0x5C:
-            escaped = True
-        elif byte == 0x22:
-            raise bad
-        else:
-            text.append(byte)
-    if escaped or utf8_scan(content, ctl=True, tab_ok=True):
-        raise bad
-    return bytes(text)
+    return yaml_unquote(line[4:])
 
 
 def _check_git_field(key: str, value: bytes) -> bytes:
@@ -122,7 +72,9 @@ def _check_git_field(key: str, value: bytes) -> bytes:
     if key == "git_dirty" and value not in (b"true", b"false"):
         raise MalformedError("bad git_dirty")
     if key == "git_branch":
-        value = _unquoted(value, "bad git_branch")
+        if len(value) < 3 or not yaml_quoted_ok(value):
+            raise MalformedError("bad git_branch")
+        value = yaml_unquote(value)
         if not anchor.branch_ok(value):
             raise MalformedError("bad git_branch")
     return value
@@ -141,36 +93,16 @@ def check_snapshot_bytes(
         raise MalformedError("is not valid UTF-8")
     if nul >= 0:
         raise MalformedError("holds a NUL byte")
-    lines = _Lines(data)
+    lines = Lines(data)
     if lines.next() != b"---":
         raise MalformedError("does not start with --- frontmatter")
-    known = set(FIELDS) | set(anchor.FIELDS) | set(extra_keys)
-    seen: set[str] = set()
-
-    def field(name: str) -> bytes:
-        line = lines.next()
-        if line is None:
-            raise MalformedError("frontmatter is not closed")
-        key = _key_of(line).decode("utf-8")
-        if line == b"---":
-            raise MalformedError(f"missing field: {name}")
-        if key in seen:
-            raise MalformedError(f"duplicate field: {shown(key)}")
-        if key not in known:
-            raise MalformedError(f"unknown field: {shown(key)}")
-        if key != name:
-            raise MalformedError(f"expected field {name}, found {shown(key)}")
-        seen.add(name)
-        if name == "options":
-            return line
-        width = len(name)
-        if line[width : width + 2] != b": " or len(line) == width + 2:
-            raise MalformedError(f"bad {name} line")
-        return line[width + 2 :]
+    reader = Fields(lines, FIELDS, lists=("options",), extra=(*anchor.FIELDS, *extra_keys))
+    field = reader.field
+    seen = reader.seen
 
     value = field("task_id")
     if value != task.encode():
-        raise MalformedError(f"task_id {_text(value)} does not match the file name")
+        raise MalformedError(f"task_id {text(value)} does not match the file name")
     if field("artifact") != b"stage-snapshot":
         raise MalformedError("artifact is not stage-snapshot")
     if field("schema_version") != b"1":
@@ -223,7 +155,7 @@ def check_snapshot_bytes(
             break
         if extra_line is None:
             raise MalformedError("frontmatter is not closed")
-        key_bytes = _key_of(extra_line)
+        key_bytes = key_of(extra_line)
         key = key_bytes.decode("utf-8")
         if key in seen:
             raise MalformedError(f"duplicate field: {shown(key)}")
@@ -269,6 +201,13 @@ def check_snapshot_file(
 ) -> StageSnapshot:
     """Raises MissingError (1) or MalformedError (2); returns the fields when the file
     may be trusted."""
+    return check_snapshot_bytes(read_artifact(path, CAP + 1), task, extra_keys)
+
+
+def read_artifact(path: str, limit: int) -> bytes:
+    """At most limit bytes of a regular, readable, non-symlink file.
+
+    Raises MissingError (1) or MalformedError (2) with the shell's wording."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -280,10 +219,9 @@ def check_snapshot_file(
     if not stat.S_ISREG(mode) or not os.access(path, os.R_OK):
         raise MalformedError("is not a readable regular file")
     try:
-        data = fsops.read_prefix(path, CAP + 1)
+        return fsops.read_prefix(path, limit)
     except OSError:
         raise MalformedError("cannot be read") from None
-    return check_snapshot_bytes(data, task, extra_keys)
 
 
 def find_root(start: str | None = None) -> str:

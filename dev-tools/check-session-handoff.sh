@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Entry point for the session-handoff validator: exit 0 valid, 1 missing,
+# 2 malformed, 3 usage. See scripts/lib/session-handoff-validator.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/session-handoff-validator.sh
+. "$here/../scripts/lib/session-handoff-validator.sh"
+status=0
+check_session_handoff "$@" || status=$?
+exit "$status"

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Entry point for the session-handoff writer; runs under bash whatever the
+# parent shell (zsh callers included). Flags: see scripts/lib/session-handoff-writer.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/session-handoff-writer.sh
+. "$here/../scripts/lib/session-handoff-writer.sh"
+status=0
+write_session_handoff "$@" || status=$?
+exit "$status"

@@ -1,0 +1,133 @@
+"""Claim re-verification probes (CONTRACT §5), twin of scripts/lib/session-probes.sh.
+
+Each probe returns (code, banner): code 0 when the claim holds (banner ""),
+else the shell's code and the banner the resume prints. Probes never lie: an
+abbreviated or upper-case SHA naming the current HEAD is not stale; a commit
+git does not know is never called "landed"; a repository without origin/main
+says so. Git runs in the given repository only (no GIT_DIR & co. from the
+caller), reads only, and gets paths after "--".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Sequence
+
+PRESENT, ABSENT, NOT_A_WORK_TREE, UNKNOWN_COMMIT, NO_UPSTREAM = 0, 1, 3, 4, 5
+_SHA = re.compile(rb"[0-9a-fA-F]{7,40}\Z")
+_CONTROL = re.compile(rb"[\x01-\x1f\x7f]")
+_GIT_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+)
+
+
+def sha_ok(value: bytes) -> bool:
+    """7 to 40 hexadecimal digits."""
+    return _SHA.match(value) is not None
+
+
+def path_ok(value: bytes) -> bool:
+    """A path a probe may use: 1 to 4096 bytes, no control character."""
+    return 0 < len(value) <= 4096 and not _CONTROL.search(value)
+
+
+def git(repo: str, *args: str) -> tuple[int, bytes]:
+    """git confined to repo; (exit code, stdout), errors silenced. Variables that
+    would point git at another repository are dropped; those that limit the
+    search for one (GIT_CEILING_DIRECTORIES) are honoured."""
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_VARIABLES}
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1")
+    try:
+        proc = subprocess.run(
+            ["git", "-C", repo, *args],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        return 127, b""
+    return proc.returncode, proc.stdout
+
+
+def _first_line(output: bytes) -> str:
+    return os.fsdecode(output.split(b"\n", 1)[0])
+
+
+def work_tree(repo: str) -> bool:
+    if not os.path.isdir(repo):
+        return False
+    code, out = git(repo, "rev-parse", "--is-inside-work-tree")
+    return code == 0 and _first_line(out) == "true"
+
+
+def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
+    """HEAD still the saved commit? 1 (moved) or 3 (not a git work tree) with a banner."""
+    if not work_tree(repo):
+        return (
+            NOT_A_WORK_TREE,
+            f"STALE SNAPSHOT: {label} is not a git work tree (saved HEAD {saved})",
+        )
+    code, out = git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    head = _first_line(out) if code == 0 else ""
+    if head and head.startswith(saved.lower()):
+        return PRESENT, ""
+    return ABSENT, f"STALE SNAPSHOT: {label} HEAD changed from {saved} to {head or '(no commit)'}"
+
+
+def probe_sha(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> tuple[int, str]:
+    """Is the commit in the upstream main branch (origin/HEAD's target, else
+    origin/main)? If not, the content check over the files the commit changed
+    (only those of them among paths, when given) tells a squash merge from lost work."""
+    if not work_tree(repo):
+        return (
+            NOT_A_WORK_TREE,
+            f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {label} is not a git work tree.",
+        )
+    code, out = git(repo, "symbolic-ref", "-q", "refs/remotes/origin/HEAD")
+    ref = _first_line(out) if code == 0 and out else "refs/remotes/origin/main"
+    short = ref[len("refs/remotes/") :] if ref.startswith("refs/remotes/") else ref
+    if git(repo, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}")[0] != 0:
+        return (
+            NO_UPSTREAM,
+            f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {label} has no {short}.",
+        )
+    code, out = git(repo, "rev-parse", "-q", "--verify", f"{sha.lower()}^{{commit}}")
+    if code != 0:
+        return (
+            UNKNOWN_COMMIT,
+            f"CLAIM-UNVERIFIED: SHA {sha} not found in {short}. "
+            "git does not know this commit, so its content cannot be checked.",
+        )
+    commit = _first_line(out)
+    if git(repo, "merge-base", "--is-ancestor", commit, ref)[0] == 0:
+        return PRESENT, ""
+    # The files the commit changed (only those of them named, when paths are
+    # given): a path it did not touch would make an empty diff prove nothing.
+    listed = git(repo, "diff-tree", "-r", "--root", "--no-commit-id", "--name-only", "-z", commit)
+    names = [os.fsdecode(name) for name in listed[1].split(b"\0") if name]
+    if paths:
+        names = [name for name in names if name in paths]
+    banner = f"CLAIM-UNVERIFIED: SHA {sha} not found in {short}."
+    if names and git(repo, "diff", "--quiet", commit, ref, "--", *names)[0] == 0:
+        banner += (
+            f" Its content is there (no diff in {len(names)} file(s)): "
+            "the work landed under another commit, e.g. a squash merge."
+        )
+    return ABSENT, banner
+
+
+def probe_file(root: str, path: str) -> tuple[int, str]:
+    """Does path (relative: from root) exist?"""
+    target = path if path.startswith("/") else os.path.join(root, path)
+    if os.path.lexists(target):
+        return PRESENT, ""
+    return ABSENT, f"FILE-MISSING: {path} \u2014 may have moved, merged, or been deleted."

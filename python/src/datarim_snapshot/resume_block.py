@@ -1,0 +1,122 @@
+"""The resume block printed after a session handoff is saved: what an operator
+copies into a fresh window. Twin of scripts/lib/session-resume-block.awk."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+from .rules import occurrences, task_id_ok
+
+TITLE_MAX = 55
+SANITIZE_READ = 4096
+# is_control of datarim-rules.awk with tab counted as a control character.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+_ID_CHAR = re.compile(rb"[A-Za-z0-9-]")
+_SEPARATORS = b" \t*_`:|]).-"
+_DASHES = ("\u2014".encode(), "\u2013".encode())
+
+
+def sanitize(value: bytes) -> str:
+    """value made safe to show on one line: invalid UTF-8 bytes become "?" and
+    control characters spaces; backticks go, and so does every "$(" with what
+    follows up to the next ")"; runs of spaces become one; no leading "/" or
+    space, no trailing space; at most 55 characters, cut after a whole word
+    with "…". Only the first 4096 bytes of value are read."""
+    decoded = value[:SANITIZE_READ].decode("utf-8", "surrogateescape")
+    out: list[str] = []
+    skip = False
+    for char in decoded:
+        if "\udc80" <= char <= "\udcff":
+            char = "?"
+        elif _CONTROL.match(char):
+            char = " "
+        if skip:
+            if char == ")":
+                skip = False
+            continue
+        if char == "`":
+            continue
+        if char == "(" and out and out[-1] == "$":
+            out.pop()
+            skip = True
+            continue
+        out.append(char)
+    kept: list[str] = []
+    for char in out:
+        if not kept and char in " /":
+            continue
+        if char == " " and kept and kept[-1] == " ":
+            continue
+        kept.append(char)
+    if kept and kept[-1] == " ":
+        kept.pop()
+    if len(kept) <= TITLE_MAX:
+        return "".join(kept)
+    keep = TITLE_MAX - 1
+    if kept[keep] != " ":
+        space = "".join(kept[:keep]).rfind(" ")
+        if space >= 0:
+            keep = space
+    return "".join(kept[:keep]) + "\u2026"
+
+
+def named_task(command: str) -> str:
+    """The first word after the command that is a task ID, or ""."""
+    for word in command.split(" ")[1:]:
+        if word and task_id_ok(word):
+            return word
+    return ""
+
+
+def task_title(path: str, task: str) -> str:
+    """The title that the first line of tasks.md naming task (as a whole ID) gives
+    it: the text after the ID, past separators, up to a "|"."""
+    needle = task.encode()
+    with open(path, "rb") as handle:
+        for raw in handle:
+            line = raw[:-1] if raw.endswith(b"\n") else raw
+            for at in occurrences(line, needle):
+                if at > 0 and _ID_CHAR.match(line, at - 1):
+                    continue
+                rest = line[at + len(needle) :]
+                if _ID_CHAR.match(rest):
+                    continue
+                while True:
+                    if rest[:1] and rest[:1] in _SEPARATORS:
+                        rest = rest[1:]
+                    elif rest[:3] in _DASHES:
+                        rest = rest[3:]
+                    else:
+                        break
+                return sanitize(rest.split(b"|", 1)[0])
+    return ""
+
+
+def render_resume_block(
+    root: str, session: str, recommended_next: str, next_action: bytes, tasks: Sequence[str]
+) -> bytes:
+    """Session saved → <path>, the /dr-continue line, the task it recommends with
+    its title and the save time (from the session ID, never the clock), the next
+    action and the other active tasks."""
+    lines = [
+        f"Session saved \u2192 datarim/sessions/{session}.session.md",
+        f"/dr-continue {session}",
+    ]
+    task = named_task(recommended_next)
+    if task:
+        tasks_md = os.path.join(root, "datarim", "tasks.md")
+        title = ""
+        if os.path.isfile(tasks_md) and os.access(tasks_md, os.R_OK):
+            title = task_title(tasks_md, task)
+        day, time = session[8:16], session[17:21]
+        saved = f"{day[:4]}-{day[4:6]}-{day[6:]} {time[:2]}:{time[2:]}"
+        lines.append(f"\u21b3 {task}{' — ' + title if title else ''}   (saved {saved} UTC)")
+    shown = sanitize(next_action)
+    if shown:
+        lines.append(f"Next: {shown}")
+    others = [other for other in tasks if other != task]
+    if others:
+        lines.append("Also active this session: " + ", ".join(others))
+    return "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")

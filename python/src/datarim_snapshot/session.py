@@ -1,0 +1,332 @@
+"""Session-handoff writer (CONTRACT §5), the twin of scripts/lib/session-handoff-writer.sh
+and scripts/lib/session-render.awk: append-only, at most 32768 bytes, secrets
+redacted, every claim tagged."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from . import fsops
+from .errors import MalformedError, RefusedError
+from .redact import redact, redact_lines
+from .resume_block import render_resume_block
+from .rules import (
+    is_captured_by,
+    is_timestamp,
+    session_id_ok,
+    slash_command_fault,
+    task_id_ok,
+    utf8_scan,
+    yaml_quote,
+)
+from .session_format import (
+    NEXT_ACTION_MAX,
+    SESSION_CAP,
+    SESSION_MARKER,
+    HeadingOrder,
+    check_session_bytes,
+    layer,
+    opens_block,
+    untagged_claim,
+)
+from .snapshot import PathLike, now_utc
+
+BODY_MAX = 1048576
+TASKS_MAX = 8192
+OLD_READ_LIMIT = SESSION_CAP + 1
+PROGRAM = "session-handoff-writer"
+
+
+@dataclass
+class RenderedBlock:
+    block: bytes
+    redactions: int
+    next_action: bytes
+    tasks: list[str]
+
+
+@dataclass
+class SessionSaved:
+    """A saved handoff: its path, how many secrets were redacted, and the
+    resume block to show the operator."""
+
+    path: str
+    redactions: int
+    resume_block: bytes
+
+
+def _raw(value: str) -> bytes:
+    return os.fsencode(value)
+
+
+def _check_values(captured_by: str, recommended_next: str, next_action: bytes, stamp: str) -> None:
+    if not is_captured_by(_raw(captured_by)):
+        raise RefusedError("invalid --captured-by (want agent or operator)")
+    fault = slash_command_fault(_raw(recommended_next))
+    if fault:
+        raise RefusedError(f"invalid --recommended-next: {fault}")
+    if not next_action:
+        raise RefusedError("invalid --next-action: is empty")
+    if len(next_action) > NEXT_ACTION_MAX:
+        raise RefusedError(f"invalid --next-action: longer than {NEXT_ACTION_MAX} bytes")
+    fault = utf8_scan(next_action, ctl=True, tab_ok=True)
+    if fault == "utf8":
+        raise RefusedError("invalid --next-action: is not valid UTF-8")
+    if fault:
+        raise RefusedError("invalid --next-action: holds a control character")
+    if not is_timestamp(_raw(stamp)):
+        raise RefusedError("invalid --captured-at (want YYYY-MM-DDTHH:MM:SSZ, a real UTC time)")
+
+
+def _read_tasks(data: bytes) -> list[str]:
+    """The active-tasks file: one `TASK-ID | status` per non-empty line (the
+    status is checked, not stored)."""
+    if len(data) > TASKS_MAX:
+        raise RefusedError(f"--active-tasks-file is larger than {TASKS_MAX} bytes")
+    nul = data.find(b"\0")
+    text = data if nul < 0 else data[:nul]
+    segments = text.split(b"\n")
+    tasks: list[str] = []
+    for number, segment in enumerate(segments, start=1):
+        last = number == len(segments)
+        if (not last or nul < 0) and segment.endswith(b"\r"):
+            segment = segment[:-1]
+        fault = utf8_scan(segment, ctl=True, tab_ok=True)
+        if not fault and last and nul >= 0:
+            fault = "nul"
+        if fault == "utf8":
+            raise RefusedError(f"--active-tasks-file line {number} is not valid UTF-8")
+        if fault:
+            raise RefusedError(f"--active-tasks-file line {number} holds a control character")
+        if not segment:
+            continue
+        task = segment.split(b"|", 1)[0].strip(b" \t").decode("utf-8")
+        if not task_id_ok(task):
+            raise RefusedError(f"--active-tasks-file line {number}: want TASK-ID | status")
+        if task in tasks:
+            raise RefusedError(f"--active-tasks-file line {number} repeats {task}")
+        tasks.append(task)
+    return tasks
+
+
+def _read_body(data: bytes) -> list[bytes]:
+    """The body's lines: valid UTF-8, no NUL, the layer headings in order, no
+    line that would open a block, every claim tagged."""
+    if len(data) > BODY_MAX:
+        raise RefusedError(f"--body-file is larger than {BODY_MAX} bytes")
+    nul = data.find(b"\0")
+    text = data if nul < 0 else data[:nul]
+    if utf8_scan(text):
+        raise RefusedError("--body-file is not valid UTF-8")
+    if nul >= 0:
+        raise RefusedError("--body-file holds a NUL byte")
+    lines = text.split(b"\n") if text else []
+    if lines and lines[-1] == b"":
+        lines.pop()
+    order = HeadingOrder()
+    for number, line in enumerate(lines, start=1):
+        fault = order.fault(line)
+        if fault:
+            raise RefusedError(f"--body-file line {number}: {fault}")
+        if number < len(lines) and opens_block(line, lines[number]):
+            raise RefusedError(
+                f'--body-file line {number}: a "---" line followed by "artifact:" '
+                "would read as a new block"
+            )
+        claim = untagged_claim(line)
+        if claim:
+            raise RefusedError(
+                f'--body-file line {number} claims "{claim.decode()}" '
+                "without a verified: or assumed: tag"
+            )
+    missing = order.missing()
+    if missing:
+        raise RefusedError(f'--body-file has no "{missing}" line')
+    return lines
+
+
+def _fit(lines: list[bytes], total: int, room: int, old_name: str | None) -> dict[int, int]:
+    """Cuts layers 3, 4, then 2 (each keeping its heading and its leading whole
+    lines, then the marker) until total fits in room. Returns {layer: index of
+    its last kept line}; refuses when even that is not enough."""
+    headings = {layer(line): index for index, line in enumerate(lines) if layer(line)}
+    marker = len(SESSION_MARKER) + 1
+    keep_to: dict[int, int] = {}
+    for number in (3, 4, 2):
+        if total <= room:
+            break
+        if number not in headings:
+            continue
+        first = headings[number] + 1
+        end = min(index for n, index in headings.items() if n > number)
+        size = sum(len(line) + 1 for line in lines[first:end])
+        if size <= marker:
+            continue
+        base = total - size + marker
+        kept = 0
+        keep_to[number] = first - 1
+        for index in range(first, end):
+            if base + kept + len(lines[index]) + 1 > room:
+                break
+            kept += len(lines[index]) + 1
+            keep_to[number] = index
+        total = base + kept
+    if total > room:
+        if old_name is not None:
+            raise RefusedError(
+                f"handoff not saved: {old_name} has {room} bytes left under the {SESSION_CAP}-byte "
+                f"cap and this block needs at least {total}; start a new session"
+            )
+        raise RefusedError(
+            f"handoff not saved: this block needs at least {total} bytes (frontmatter, layers 1 "
+            f"and 5, headings), over the {SESSION_CAP}-byte cap; start a new session with "
+            "shorter layers 1 and 5"
+        )
+    return keep_to
+
+
+def render_session_block(
+    session: str,
+    captured_by: str,
+    recommended_next: str,
+    next_action: str,
+    captured_at: str,
+    tasks_data: bytes,
+    body_data: bytes,
+    old: bytes | None = None,
+) -> RenderedBlock:
+    """One block, validated, redacted and cut to the room the cap leaves after
+    old (the file it is appended to). Raises RefusedError naming the first bad input."""
+    raw_next = _raw(next_action)
+    _check_values(captured_by, recommended_next, raw_next, captured_at)
+    tasks = _read_tasks(tasks_data)
+    lines = _read_body(body_data)
+    old_name = f"datarim/sessions/{session}.session.md"
+    if old is not None:
+        try:
+            check_session_bytes(old, session)
+        except MalformedError as exc:
+            raise RefusedError(
+                f"{old_name} is not a valid session handoff ({exc.message}); "
+                "nothing written: start a new session"
+            ) from None
+    lines, count = redact_lines(lines)
+    # A tag glued to a secret ("token=abcverified: merged") goes with it.
+    for number, line in enumerate(lines, start=1):
+        claim = untagged_claim(line)
+        if claim:
+            raise RefusedError(
+                "--body-file: redacting a secret also removed the verified: or assumed: tag of "
+                f'"{claim.decode()}" (line {number} of the redacted body); '
+                "keep tags apart from secrets"
+            )
+    raw_next, more = redact(raw_next)
+    count += more
+    task_lines = b"".join(b"  - " + task.encode() + b"\n" for task in tasks)
+    head = (
+        b"---\nartifact: session-handoff\nschema_version: 1\nsession_id: "
+        + session.encode()
+        + b"\ncaptured_at: "
+        + _raw(captured_at)
+        + b"\ncaptured_by: "
+        + _raw(captured_by)
+        + b"\nrecommended_next: "
+        + _raw(recommended_next)
+        + b"\nnext_action: "
+        + yaml_quote(raw_next)
+        + b"\nactive_tasks:"
+        + (b"\n" + task_lines if task_lines else b" []\n")
+        + b"---\n\n"
+    )
+    total = len(head) + sum(len(line) + 1 for line in lines)
+    room = SESSION_CAP - (len(old) + 1 if old is not None else 0)
+    keep_to = _fit(lines, total, room, old_name if old is not None else None)
+    out = [head]
+    current = 0
+    mark_after = {index: number for number, index in keep_to.items()}
+    for index, line in enumerate(lines):
+        current = layer(line) or current
+        if current in keep_to and index > keep_to[current]:
+            # dropped up to the next heading, which sets current anew
+            continue
+        out.append(line + b"\n")
+        if index in mark_after:
+            out.append(SESSION_MARKER + b"\n")
+    return RenderedBlock(b"".join(out), count, raw_next, tasks)
+
+
+def _readable_file(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.R_OK)
+
+
+def read_old(directory: str, path: str) -> bytes | None:
+    """The artefact a new block is appended to, or None when there is none to
+    append to (no file; a symlink or other non-file, which the publish step
+    replaces or refuses, is never read)."""
+    if os.path.islink(directory) or os.path.islink(path) or not os.path.isfile(path):
+        return None
+    if not os.access(path, os.R_OK):
+        raise RefusedError(f"datarim/sessions/{os.path.basename(path)} is not readable")
+    try:
+        return fsops.read_prefix(path, OLD_READ_LIMIT)
+    except OSError:
+        raise RefusedError(f"datarim/sessions/{os.path.basename(path)} is not readable") from None
+
+
+def write_session_handoff(
+    root: PathLike,
+    session: str,
+    captured_by: str,
+    recommended_next: str,
+    next_action: str,
+    active_tasks_file: PathLike,
+    body_file: PathLike,
+    captured_at: str | None = None,
+) -> SessionSaved | None:
+    """Appends one block to <root>/datarim/sessions/<session>.session.md.
+
+    Returns what was saved (None when DATARIM_DISABLE_SESSION_HANDOFF=1).
+    Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any
+    of them nothing already on disk has changed."""
+    if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
+        return None
+    timeout = fsops.seconds_env("DR_SESSION_LOCK_TIMEOUT", 60)
+    if not session_id_ok(session):
+        raise RefusedError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)")
+    stamp = captured_at or now_utc()
+    tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
+    if not _readable_file(tasks_path):
+        raise RefusedError("--active-tasks-file is not a readable file")
+    if not _readable_file(body_path):
+        raise RefusedError("--body-file is not a readable file")
+    absolute = fsops.resolve_root(os.fspath(root))
+    directory = os.path.join(absolute, "datarim", "sessions")
+    name = f"{session}.session.md"
+    path = os.path.join(directory, name)
+    try:
+        tasks_data = fsops.read_prefix(tasks_path, TASKS_MAX + 1)
+        body_data = fsops.read_prefix(body_path, BODY_MAX + 1)
+    except OSError:
+        raise RefusedError("--body-file is not a readable file") from None
+
+    def render(old: bytes | None) -> RenderedBlock:
+        return render_session_block(
+            session, captured_by, recommended_next, next_action, stamp, tasks_data, body_data, old
+        )
+
+    # Render against the file as it is now, so that a refusal touches nothing;
+    # under the lock, render again only if another writer appended meanwhile.
+    old = read_old(directory, path)
+    rendered = render(old)
+    fsops.artifact_dir(directory)
+    with fsops.held_lock(os.path.join(directory, f".lock.{session}"), timeout):
+        now = read_old(directory, path)
+        if now != old:
+            old, rendered = now, render(now)
+        content = rendered.block if old is None else old + b"\n" + rendered.block
+        fsops.publish(directory, name, session, content)
+    block = render_resume_block(
+        absolute, session, recommended_next, rendered.next_action, rendered.tasks
+    )
+    return SessionSaved(path, rendered.redactions, block)

@@ -1,0 +1,204 @@
+"""Command-line front ends of the session handoff (shell twins in dev-tools/):
+session-write, session-check, session-replay, session-reverify."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+
+from . import probes
+from .console import Console
+from .errors import DatarimError, HelpRequested, UsageError
+from .flags import parse_flags
+from .session import write_session_handoff
+from .session_replay import replay_session
+from .session_validate import check_session_file, validate_session_handoff
+from .texts import usage
+
+WRITER = "session-handoff-writer"
+CHECKER = "check-session-handoff"
+REPLAY = "session-replay"
+REVERIFY = "reverify-session-claims"
+
+
+def session_write_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/session-handoff-writer-wrapper.sh."""
+    if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
+        return 0
+    try:
+        flags = parse_flags(
+            "--root= --session= --captured-by= --recommended-next= --next-action= "
+            "--active-tasks-file= --body-file= --captured-at=",
+            "--root --session --captured-by --recommended-next --next-action "
+            "--active-tasks-file --body-file",
+            argv,
+        )
+        saved = write_session_handoff(
+            root=flags["root"],
+            session=flags["session"],
+            captured_by=flags["captured_by"],
+            recommended_next=flags["recommended_next"],
+            next_action=flags["next_action"],
+            active_tasks_file=flags["active_tasks_file"],
+            body_file=flags["body_file"],
+            captured_at=flags.get("captured_at") or None,
+        )
+    except HelpRequested:
+        console.write(usage(WRITER))
+        return 2
+    except DatarimError as exc:
+        console.error(WRITER, exc.message)
+        return exc.code
+    if saved is not None:
+        if saved.redactions:
+            console.error(WRITER, f"redacted {saved.redactions} secret(s) before saving")
+        console.write(saved.resume_block)
+    return 0
+
+
+def session_check_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, output and exit codes as dev-tools/check-session-handoff.sh."""
+    try:
+        flags = parse_flags("--session= --root= --validate-frontmatter --self-test", "", argv)
+        if flags.get("self_test"):
+            return self_test(console)
+        if "session" not in flags:
+            raise UsageError("missing required flag(s): --session", code=3)
+        validate_session_handoff(flags["session"], flags.get("root"))
+    except HelpRequested:
+        console.write(usage(CHECKER))
+        return 0
+    except UsageError as exc:
+        console.error(CHECKER, exc.message)
+        return 3
+    except DatarimError as exc:
+        console.error(CHECKER, exc.message)
+        return exc.code
+    return 0
+
+
+def self_test(console: Console) -> int:
+    """Writes two blocks, checks, breaks and removes them in a scratch root."""
+    scratch = tempfile.mkdtemp()
+    session = "SESSION-20260101-000000"
+    path = os.path.join(scratch, "datarim", "sessions", f"{session}.session.md")
+    ok = True
+    try:
+        with open(os.path.join(scratch, "tasks.txt"), "wb") as handle:
+            handle.write(b"SELF-0001 | in_progress\n")
+        with open(os.path.join(scratch, "body.md"), "wb") as handle:
+            body = "## Layer 1 \u2014 Git State\n\n## Layer 5 \u2014 Failed Approaches\nnone\n"
+            handle.write(body.encode())
+        for n in (1, 2):
+            write_session_handoff(
+                scratch,
+                session,
+                "agent",
+                "/dr-do",
+                f"self-test {n}",
+                os.path.join(scratch, "tasks.txt"),
+                os.path.join(scratch, "body.md"),
+                captured_at="2026-01-01T00:00:00Z",
+            )
+        check_session_file(path, session)
+        with open(path, "ab") as handle:
+            handle.write(b"x")
+        ok = _fails_with(path, session, 2)
+        os.unlink(path)
+        ok = ok and _fails_with(path, session, 1)
+    except (DatarimError, OSError):
+        ok = False
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if not ok:
+        console.error(CHECKER, "self-test failed")
+        return 2
+    console.write(f"{CHECKER}: self-test passed\n".encode())
+    return 0
+
+
+def _fails_with(path: str, session: str, code: int) -> bool:
+    try:
+        check_session_file(path, session)
+    except DatarimError as exc:
+        return exc.code == code
+    return False
+
+
+def session_replay_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/session-replay.sh."""
+    try:
+        flags = parse_flags("--session= --latest --root=", "", argv)
+        output = replay_session(flags.get("session"), bool(flags.get("latest")), flags.get("root"))
+    except HelpRequested:
+        console.write(usage(REPLAY))
+        return 0
+    except UsageError as exc:
+        console.error(REPLAY, exc.message)
+        return 3
+    except DatarimError as exc:
+        console.error(REPLAY, exc.message)
+        return exc.code
+    console.write(output)
+    return 0
+
+
+def _path_fault(value: str) -> bool:
+    return not probes.path_ok(os.fsencode(value))
+
+
+def session_reverify_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/reverify-session-claims.sh."""
+    args = list(argv)
+    paths: list[str] = []
+    if "--" in args:
+        cut = args.index("--")
+        args, paths = args[:cut], args[cut + 1 :]
+    try:
+        flags = parse_flags(
+            "--stale --sha-presence --file-missing --sha= --repo= --path= --root=", "", args
+        )
+        code, banner = _reverify(flags, paths)
+    except HelpRequested:
+        console.write(usage(REVERIFY))
+        return 0
+    except DatarimError as exc:
+        console.error(REVERIFY, exc.message)
+        return 2
+    if banner:
+        console.write(os.fsencode(banner) + b"\n")
+    return code
+
+
+def _reverify(flags: dict[str, str], paths: list[str]) -> tuple[int, str]:
+    modes = [m for m in ("stale", "sha_presence", "file_missing") if flags.get(m)]
+    if len(modes) != 1:
+        raise UsageError("want exactly one of --stale, --sha-presence, --file-missing")
+    sha, repo = flags.get("sha", ""), flags.get("repo", "")
+    path, root = flags.get("path", ""), flags.get("root", "")
+    if modes[0] == "file_missing":
+        if sha + repo or paths:
+            raise UsageError("--file-missing takes --path and --root only")
+        if _path_fault(path):
+            raise UsageError("invalid --path (want 1 to 4096 bytes without control characters)")
+        root = root or "."
+        if not os.path.isdir(root):
+            raise UsageError("--root is not a directory")
+        return probes.probe_file(root, path)
+    if modes[0] == "stale" and (path + root or paths):
+        raise UsageError("--stale takes --sha and --repo only")
+    if path + root:
+        raise UsageError("--sha-presence takes --sha, --repo and paths after -- only")
+    if not probes.sha_ok(os.fsencode(sha)):
+        raise UsageError("invalid --sha (want 7 to 40 hexadecimal digits)")
+    repo = repo or "."
+    if _path_fault(repo):
+        raise UsageError("invalid --repo (want 1 to 4096 bytes without control characters)")
+    if any(_path_fault(p) for p in paths):
+        raise UsageError("invalid path after -- (want 1 to 4096 bytes without control characters)")
+    if modes[0] == "stale":
+        return probes.probe_stale(repo, repo, sha)
+    code, banner = probes.probe_sha(repo, repo, sha, paths)
+    return (1 if code in (probes.UNKNOWN_COMMIT, probes.NO_UPSTREAM) else code), banner

@@ -1,0 +1,222 @@
+"""The session-handoff artefact (CONTRACT §5): layer headings, claim provenance
+and the whole-file check every block must pass. Twin of scripts/lib/session-format.awk;
+shared by the writer (which checks a file before appending to it), the validator
+and the resume.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import MalformedError
+from .frontmatter import Fields, Lines, text
+from .rules import (
+    is_captured_by,
+    is_timestamp,
+    occurrences,
+    pattern,
+    slash_command_fault,
+    task_id_ok,
+    utf8_scan,
+    yaml_quoted_ok,
+)
+
+SESSION_CAP = 32768
+SESSION_MARKER = b"<!-- session-truncated: Layer-3/4 content dropped to honour 32 KB cap -->"
+NEXT_ACTION_MAX = 4096
+LAYER_NAMES = ("Git State", "Active Tasks", "Related Files", "Open Questions", "Failed Approaches")
+HEADINGS = tuple(
+    f"## Layer {n} \u2014 {name}".encode() for n, name in enumerate(LAYER_NAMES, start=1)
+)
+CLAIM_WORDS = (b"pushed", b"merged", b"deployed", b"green", b"passing")
+FIELDS = (
+    "artifact",
+    "schema_version",
+    "session_id",
+    "captured_at",
+    "captured_by",
+    "recommended_next",
+    "next_action",
+    "active_tasks",
+)
+_WORD_CHAR = rb"[A-Za-z0-9_]"
+
+
+def layer(line: bytes) -> int:
+    """The layer (1..5) whose heading line this is, or 0."""
+    return HEADINGS.index(line) + 1 if line in HEADINGS else 0
+
+
+def _word_char(data: bytes, at: int) -> bool:
+    return 0 <= at < len(data) and pattern(_WORD_CHAR).match(data, at) is not None
+
+
+def word(low: bytes, needle: bytes) -> int:
+    """0-based position of the first whole-word occurrence of needle in low, or -1."""
+    for at in occurrences(low, needle):
+        if at > 0 and _word_char(low, at - 1):
+            continue
+        if _word_char(low, at + len(needle)):
+            continue
+        return at
+    return -1
+
+
+def untagged_claim(line: bytes) -> bytes:
+    """The claim word (as written) of a line that claims pushed, merged, deployed,
+    green or passing (whole word, any case) without a verified: or assumed: tag."""
+    if b"verified:" in line or b"assumed:" in line:
+        return b""
+    low = line.lower()
+    best, width = -1, 0
+    for claim in CLAIM_WORDS:
+        at = word(low, claim)
+        if at >= 0 and (best < 0 or at < best):
+            best, width = at, len(claim)
+    return line[best : best + width] if best >= 0 else b""
+
+
+class HeadingOrder:
+    """Heading order, one body line at a time."""
+
+    def __init__(self) -> None:
+        self.last = 0
+        self.seen: set[int] = set()
+
+    def fault(self, line: bytes) -> str:
+        """Why this heading line is out of place, or the empty string."""
+        number = layer(line)
+        if not number:
+            return ""
+        if number <= self.last:
+            return f'"{HEADINGS[number - 1].decode()}" repeats or is out of order'
+        self.last = number
+        self.seen.add(number)
+        return ""
+
+    def missing(self) -> str:
+        for number in (1, 5):
+            if number not in self.seen:
+                return HEADINGS[number - 1].decode()
+        return ""
+
+
+def opens_block(line: bytes, next_line: bytes) -> bool:
+    """A "---" line followed by one starting "artifact:" opens a block."""
+    return line == b"---" and next_line.startswith(b"artifact:")
+
+
+@dataclass
+class Block:
+    """What the resume needs of the newest block: fields and body (data[body_from:body_to])."""
+
+    recommended_next: bytes = b""
+    next_action: bytes = b""
+    tasks: list[str] = field(default_factory=list)
+    body_from: int = 0
+    body_to: int = 0
+    body_line: int = 0
+
+
+def _check_frontmatter(lines: Lines, session_id: str, block: Block) -> None:
+    reader = Fields(lines, FIELDS, lists=("active_tasks",))
+    if reader.field("artifact") != b"session-handoff":
+        raise MalformedError("artifact is not session-handoff")
+    if reader.field("schema_version") != b"1":
+        raise MalformedError("schema_version is not 1")
+    value = reader.field("session_id")
+    if value != session_id.encode():
+        raise MalformedError(f"session_id {text(value)} does not match the file name")
+    if not is_timestamp(reader.field("captured_at")):
+        raise MalformedError("bad captured_at")
+    if not is_captured_by(reader.field("captured_by")):
+        raise MalformedError("bad captured_by")
+    block.recommended_next = reader.field("recommended_next")
+    fault = slash_command_fault(block.recommended_next)
+    if fault:
+        raise MalformedError(f"bad recommended_next: {fault}")
+    value = block.next_action = reader.field("next_action")
+    if value == b'""' or len(value) > NEXT_ACTION_MAX + 2 or not yaml_quoted_ok(value):
+        raise MalformedError("bad next_action")
+    line = reader.field("active_tasks")
+    block.tasks = []
+    if line == b"active_tasks:":
+        while True:
+            mark = lines.pos
+            item = lines.next()
+            if item is None or not item.startswith(b"  "):
+                lines.pos = mark
+                break
+            number = len(block.tasks) + 1
+            task = item[4:].decode("utf-8", "replace")
+            if not item.startswith(b"  - ") or not task_id_ok(task):
+                raise MalformedError(f"bad active_tasks item {number}")
+            if task in block.tasks:
+                raise MalformedError(f"active_tasks item {number} repeats {task}")
+            block.tasks.append(task)
+        if not block.tasks:
+            raise MalformedError("active_tasks is not a list")
+    elif line != b"active_tasks: []":
+        raise MalformedError("active_tasks is not a list")
+    reader.close()
+    if lines.next() != b"":
+        raise MalformedError("no blank line after the frontmatter")
+
+
+def check_session_bytes(data: bytes, session_id: str) -> Block:
+    """Raises MalformedError naming the first broken rule of any block; else
+    returns the newest block. data is at most SESSION_CAP+1 bytes."""
+    if len(data) > SESSION_CAP:
+        raise MalformedError(f"is over the {SESSION_CAP}-byte cap")
+    nul = data.find(b"\0")
+    if utf8_scan(data if nul < 0 else data[:nul]):
+        raise MalformedError("is not valid UTF-8")
+    if nul >= 0:
+        raise MalformedError("holds a NUL byte")
+    lines = Lines(data)
+    if lines.next() != b"---":
+        raise MalformedError("does not start with --- frontmatter")
+    if not data.endswith(b"\n"):
+        raise MalformedError("does not end with a newline")
+    number = 1  # file line last read
+    count = 0
+    while True:
+        count += 1
+        block = Block()
+        mark = lines.pos
+        try:
+            _check_frontmatter(lines, session_id, block)
+        except MalformedError as exc:
+            raise MalformedError(f"block {count}: {exc.message}") from None
+        number += data.count(b"\n", mark, lines.pos)
+        block.body_from, block.body_line = lines.pos, number + 1
+        order = HeadingOrder()
+        while True:
+            mark = lines.pos
+            line = lines.next()
+            if line is None:
+                block.body_to = len(data)
+                break
+            number += 1
+            if line == b"":
+                ahead = Lines(data, lines.pos)
+                first, second = ahead.next(), ahead.next()
+                if first is not None and second is not None and opens_block(first, second):
+                    lines.pos = ahead.pos - len(second) - 1
+                    number += 1
+                    block.body_to = mark
+                    break
+                continue
+            fault = order.fault(line)
+            if fault:
+                raise MalformedError(f"line {number} {fault}")
+            claim = untagged_claim(line)
+            if claim:
+                raise MalformedError(
+                    f'line {number} claims "{text(claim)}" without a verified: or assumed: tag'
+                )
+        missing = order.missing()
+        if missing:
+            raise MalformedError(f'block {count}: no "{missing}" heading')
+        if line is None:
+            return block

@@ -1,0 +1,235 @@
+"""The resume of a session handoff (/dr-continue, CONTRACT §5), twin of
+scripts/lib/session-replay.sh and session-replay.awk: pick the artefact,
+validate it, re-verify its claims against the live state, then print the
+banners and the shared replay prompt (CONTRACT §4) of the newest block.
+
+Unlike the snapshot replay this is never silent: an operator who asked to
+resume a session learns why it cannot be resumed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from . import probes
+from .errors import MalformedError, MissingError, UsageError
+from .replay_prompt import render_replay_prompt
+from .rules import occurrences, session_id_ok, yaml_unquote
+from .session_format import SESSION_CAP, Block, check_session_bytes, layer, word
+from .validate import find_root, read_artifact
+
+SUFFIX = ".session.md"
+_WORD_CHAR = re.compile(rb"[A-Za-z0-9_]")
+_NON_WORD = re.compile(rb"[^A-Za-z0-9_]+")
+_DIGIT = re.compile(rb"[0-9]")
+
+
+@dataclass
+class Targets:
+    """What the newest block asks to re-verify, by body line number (from 1)."""
+
+    repos: list[tuple[int, str, str]] = field(default_factory=list)  # line, sha, path
+    claims: list[tuple[int, str]] = field(default_factory=list)  # line, sha
+    files: list[tuple[int, str]] = field(default_factory=list)  # line, path
+
+
+def verified_at(line: bytes) -> int:
+    """0-based position of the first whole-word "verified:" tag, or -1."""
+    for at in occurrences(line, b"verified:"):
+        if at == 0 or not _WORD_CHAR.match(line, at - 1):
+            return at
+    return -1
+
+
+def downgrade(line: bytes) -> bytes:
+    """verified: turned into unverified: (whole-word tags only)."""
+    out = b""
+    while True:
+        at = verified_at(line)
+        if at < 0:
+            return out + line
+        out += line[:at] + b"unverified:"
+        line = line[at + 9 :]
+
+
+def _scan_repo(line: bytes, number: int, targets: Targets) -> None:
+    """Layer 1: "repo: <path>  HEAD: <sha>" (pairs two spaces apart, backticks
+    stripped, an optional "- " or "* " before)."""
+    if line[:2] in (b"- ", b"* "):
+        line = line[2:]
+    if not line.startswith(b"repo: "):
+        return
+    rest = line[6:]
+    cut = rest.find(b"  ")
+    head = rest.find(b"  HEAD: ")
+    if cut < 0 or head < 0:
+        return
+    path = rest[:cut].replace(b"`", b"")
+    sha = rest[head + 8 :]
+    cut = sha.find(b"  ")
+    if cut >= 0:
+        sha = sha[:cut]
+    sha = sha.replace(b"`", b"").rstrip(b" ")
+    if probes.path_ok(path) and probes.sha_ok(sha):
+        targets.repos.append((number, sha.decode(), os.fsdecode(path)))
+
+
+def _scan_claim(line: bytes, number: int, targets: Targets) -> None:
+    """A verified: line that claims pushed or merged work: each SHA-like word
+    (7 to 40 hex digits, at least one of them a decimal digit)."""
+    if verified_at(line) < 0:
+        return
+    low = line.lower()
+    if word(low, b"pushed") < 0 and word(low, b"merged") < 0:
+        return
+    for candidate in _NON_WORD.split(line):
+        if probes.sha_ok(candidate) and _DIGIT.search(candidate):
+            targets.claims.append((number, candidate.decode()))
+
+
+def _scan_file(line: bytes, number: int, targets: Targets) -> None:
+    """Layer 3: "- <path> [note]" (the path is the first word, backticks stripped)."""
+    if not line.startswith(b"- "):
+        return
+    path = re.split(rb"[ \t]", line[2:], maxsplit=1)[0].replace(b"`", b"")
+    if probes.path_ok(path):
+        targets.files.append((number, os.fsdecode(path)))
+
+
+def body_lines(data: bytes, block: Block) -> list[bytes]:
+    lines = data[block.body_from : block.body_to].split(b"\n")
+    return lines[:-1]
+
+
+def scan(lines: list[bytes]) -> Targets:
+    targets = Targets()
+    current = 0
+    for number, line in enumerate(lines, start=1):
+        heading = layer(line)
+        if heading:
+            current = heading
+            continue
+        if current == 1:
+            _scan_repo(line, number, targets)
+        if current == 3:
+            _scan_file(line, number, targets)
+        _scan_claim(line, number, targets)
+    return targets
+
+
+def recommended_cta(block: Block) -> bytes:
+    """recommended_next (with the first active task when it names none), then
+    " | " and the next action."""
+    cta = block.recommended_next
+    if b" " not in cta and block.tasks:
+        cta += b" " + block.tasks[0].encode()
+    return cta + b" | " + yaml_unquote(block.next_action)
+
+
+def probe_all(root: str, targets: Targets) -> tuple[list[str], set[int]]:
+    """The banners (stale repositories, then claims, then files; each once) and
+    the body lines whose probe failed."""
+    stale: list[str] = []
+    claims: list[str] = []
+    missing: list[str] = []
+    failed: set[int] = set()
+    repos: list[tuple[str, str]] = []
+    for number, sha, path in targets.repos:
+        repo = path if path.startswith("/") else os.path.join(root, path)
+        repos.append((repo, path))
+        code, banner = probes.probe_stale(repo, path, sha)
+        if code:
+            stale.append(banner)
+            failed.add(number)
+    if not repos:
+        repos = [(root, ".")]
+    for number, sha in targets.claims:
+        # The claim holds when any Layer 1 repository has the commit upstream;
+        # else the first one whose git knows the commit says why, or the first.
+        first = known = ""
+        for repo, label in repos:
+            code, banner = probes.probe_sha(repo, label, sha)
+            if code == probes.PRESENT:
+                break
+            first = first or banner
+            if code == probes.ABSENT:
+                known = known or banner
+        else:
+            claims.append(known or first)
+            failed.add(number)
+    for number, path in targets.files:
+        code, banner = probes.probe_file(root, path)
+        if code:
+            missing.append(banner)
+            failed.add(number)
+    unique = list(dict.fromkeys(banner for banner in stale + claims + missing if banner))
+    return unique, failed
+
+
+def latest_session(directory: str) -> str | None:
+    """The newest artefact in directory by mtime (a tie goes to the later ID)."""
+    best: tuple[int, str] | None = None
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return None
+    for name in names:
+        if not name.startswith("SESSION-") or not name.endswith(SUFFIX):
+            continue
+        if not session_id_ok(name[: -len(SUFFIX)]):
+            continue
+        try:
+            mtime = os.stat(os.path.join(directory, name)).st_mtime_ns
+        except OSError:
+            continue
+        if best is None or not best[0] > mtime:
+            best = (mtime, name)
+    return best[1][: -len(SUFFIX)] if best else None
+
+
+def replay_session(
+    session: str | None = None, latest: bool = False, root: str | None = None
+) -> bytes:
+    """The resume's output: banners, a blank line, then the replay prompt (no
+    banners: the prompt alone). Raises UsageError (code 3), MissingError (1) or
+    MalformedError (2) with the message the shell prints."""
+    if session and latest:
+        raise UsageError("give --session or --latest, not both", code=3)
+    if not session and not latest:
+        raise UsageError("want --session <SESSION-ID> or --latest", code=3)
+    if session and not session_id_ok(session):
+        raise UsageError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)", code=3)
+    if root is not None:
+        if not os.path.isdir(root):
+            raise UsageError("--root is not a directory", code=3)
+    else:
+        root = find_root()
+    directory = os.path.join(root, "datarim", "sessions")
+    if os.path.islink(directory):
+        raise MalformedError("datarim/sessions is a symlink")
+    if latest:
+        session = latest_session(directory)
+        if session is None:
+            raise MissingError("no session artefact in datarim/sessions; nothing to resume")
+    assert session is not None
+    rel = f"datarim/sessions/{session}{SUFFIX}"
+    path = os.path.join(directory, session + SUFFIX)
+    try:
+        data = read_artifact(path, SESSION_CAP + 1)
+        block = check_session_bytes(data, session)
+    except MissingError as exc:
+        raise MissingError(f"{rel} {exc.message}; nothing to resume") from None
+    except MalformedError as exc:
+        raise MalformedError(f"{rel} {exc.message}; not resuming from an invalid handoff") from None
+    lines = body_lines(data, block)
+    banners, failed = probe_all(root, scan(lines))
+    body = b"".join(
+        (downgrade(line) if number in failed else line) + b"\n"
+        for number, line in enumerate(lines, start=1)
+    )
+    prompt = render_replay_prompt(recommended_cta(block), body)
+    if not banners:
+        return prompt
+    return os.fsencode("\n".join(banners)) + b"\n\n" + prompt

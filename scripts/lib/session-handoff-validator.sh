@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# Session-handoff validator (CONTRACT §5): may this artefact be trusted?
+# Every block is checked, not only the first.
+#
+#   session_check_file <file> <session-id> <msg-var>   0 valid, 1 missing, 2 malformed
+#   check_session_handoff --session <ID> [--root <dir>] [--validate-frontmatter]
+#   check_session_handoff --self-test
+#
+# Sourcing defines functions only; nothing of the caller's shell changes.
+
+_session_handoff_validator_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/session-handoff-writer.sh
+  . "$dir/session-handoff-writer.sh"
+}
+_session_handoff_validator_load
+unset -f _session_handoff_validator_load
+
+# session_check_file <file> <session-id> <msg-var>: judges one file;
+# <msg-var> gets the first broken rule (empty when valid). <session-id>
+# must already have passed dr_session_id_ok.
+session_check_file() {
+  local LC_ALL=C dir out status=0 file_text file_len file_nul
+  dr_artifact_state "$1" "$3" || return $?
+  dr_read_prefix "$1" 32769 file
+  dr_lib_dir_into dir
+  out=$(DR_SESSION=$2 DR_FILE=$file_text DR_FILE_LEN=$file_len DR_FILE_NUL=$file_nul \
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/session-format.awk" \
+    -f "$dir/session-validate.awk" </dev/null) || status=$?
+  [ "$status" -eq 0 ] && return 0
+  printf -v "$3" '%s' "${out:-cannot be read}"
+  return 2
+}
+
+# session_resolve <program> <session> <root-or-empty> <out-var>: the
+# artefact's path for a validated session ID; 3 (usage) for a --root that
+# is not a directory, 2 when datarim/sessions is a symlink.
+session_resolve() {
+  local root=$3
+  if [ -n "$root" ]; then
+    if [ ! -d "$root" ]; then
+      dr_err "$1" "--root is not a directory"
+      return 3
+    fi
+  else
+    dr_find_root root
+  fi
+  if [ -L "$root/datarim/sessions" ]; then
+    dr_err "$1" "datarim/sessions is a symlink"
+    return 2
+  fi
+  printf -v "$4" '%s' "$root/datarim/sessions/$2.session.md"
+}
+
+# check_session_handoff: the validator's command line. 0 valid, 1 missing,
+# 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
+check_session_handoff() {
+  local prog=check-session-handoff status=0 file msg
+  # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
+  # shellcheck disable=SC2034
+  local opt_session='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
+  dr_parse_flags "$prog" "--session= --root= --validate-frontmatter --self-test" "" "$@" || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage check-session-handoff
+    return 0
+  fi
+  [ "$status" -eq 0 ] || return 3
+  if [ -n "$opt_self_test" ]; then
+    session_self_test
+    return $?
+  fi
+  if [ -z "$opt_session" ]; then
+    dr_err "$prog" "missing required flag(s): --session"
+    return 3
+  fi
+  if ! dr_session_id_ok "$opt_session"; then
+    dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
+    return 3
+  fi
+  session_resolve "$prog" "$opt_session" "$opt_root" file || return $?
+  session_check_file "$file" "$opt_session" msg || status=$?
+  [ "$status" -eq 0 ] || dr_err "$prog" "datarim/sessions/$opt_session.session.md $msg"
+  return "$status"
+}
+
+# session_self_test: writes two blocks, checks, breaks and removes them in a scratch root.
+session_self_test() {
+  local prog=check-session-handoff scratch status=0 msg file id=SESSION-20260101-000000 i
+  scratch=$(mktemp -d 2>/dev/null) || {
+    dr_err "$prog" "self-test: cannot make a scratch directory"
+    return 2
+  }
+  file=$scratch/datarim/sessions/$id.session.md
+  printf 'SELF-0001 | in_progress\n' >"$scratch/tasks.txt"
+  printf '## Layer 1 \342\200\224 Git State\n\n## Layer 5 \342\200\224 Failed Approaches\nnone\n' >"$scratch/body.md"
+  {
+    for i in 1 2; do
+      write_session_handoff --root "$scratch" --session "$id" --captured-by agent \
+        --recommended-next /dr-do --next-action "self-test $i" --active-tasks-file "$scratch/tasks.txt" \
+        --body-file "$scratch/body.md" --captured-at 2026-01-01T00:00:00Z >/dev/null 2>&1 || break
+    done &&
+      session_check_file "$file" "$id" msg &&
+      printf 'x' >>"$file" &&
+      { session_check_file "$file" "$id" msg; [ $? -eq 2 ]; } &&
+      rm -f -- "$file" &&
+      { session_check_file "$file" "$id" msg; [ $? -eq 1 ]; }
+  } || status=2
+  rm -rf -- "$scratch" 2>/dev/null || :
+  if [ "$status" -ne 0 ]; then
+    dr_err "$prog" "self-test failed"
+    return 2
+  fi
+  printf '%s: self-test passed\n' "$prog"
+}

@@ -1,0 +1,158 @@
+# shellcheck shell=bash
+# Session-handoff writer (CONTRACT §5): <root>/datarim/sessions/{SESSION-ID}.session.md,
+# append-only, at most 32768 bytes, secrets redacted, every claim tagged.
+#
+#   source scripts/lib/session-handoff-writer.sh
+#   write_session_handoff --root . --session SESSION-20260521-134500 \
+#     --captured-by agent --recommended-next "/dr-do TUNE-0254" \
+#     --next-action "finish the validator" --active-tasks-file tasks.txt \
+#     --body-file handoff.md [--captured-at YYYY-MM-DDTHH:MM:SSZ]
+#
+# Also runnable directly: bash scripts/lib/session-handoff-writer.sh --root ...
+# Sourcing defines functions only; nothing of the caller's shell changes.
+
+_session_handoff_writer_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/datarim-common.sh
+  . "$dir/datarim-common.sh"
+}
+_session_handoff_writer_load
+unset -f _session_handoff_writer_load
+
+# session_read_old <dir> <file> <prefix>: the artefact a new block is
+# appended to. Sets <prefix>_text/_len/_nul as dr_read_prefix does, with
+# _len empty when there is none to append to (no file; a symlink or other
+# non-file, which the publish step replaces or refuses, is never read).
+# Returns 1 after reporting a file that cannot be read.
+session_read_old() {
+  printf -v "$3_text" '%s' ''
+  printf -v "$3_len" '%s' ''
+  printf -v "$3_nul" '%s' -1
+  if [ -L "$1" ] || [ -L "$2" ] || [ ! -f "$2" ]; then return 0; fi
+  if [ ! -r "$2" ]; then
+    dr_err session-handoff-writer "datarim/sessions/${2##*/} is not readable"
+    return 1
+  fi
+  dr_read_prefix "$2" 32769 "$3"
+}
+
+# session_render_block <out-prefix> <session> <captured-by> <recommended-next>
+#   <next-action> <captured-at> <tasks-text> <tasks-len> <tasks-nul>
+#   <body-text> <body-len> <body-nul> <old-text> <old-len> <old-nul>
+# Validates, redacts and cuts one block (see session-render.awk); the texts
+# come as dr_read_prefix and session_read_old give them. Sets
+# <out-prefix>_block, _redacted (count), _next_action and _tasks.
+# Returns 0, or 1 after printing the refusal on stderr.
+session_render_block() {
+  local LC_ALL=C dir out status=0 next_action=$5
+  dr_lib_dir_into dir
+  # One byte past the limit is enough for the refusal, and keeps the
+  # environment under the kernel's per-string limit.
+  [ ${#next_action} -le 4097 ] || next_action=${next_action:0:4097}
+  # awk may refuse before reading the body: a broken pipe here is expected.
+  out=$(printf '%s' "${10}" 2>/dev/null |
+    DR_SESSION=$2 DR_CAPTURED_BY=$3 DR_RECOMMENDED_NEXT=$4 DR_NEXT_ACTION=$next_action \
+      DR_CAPTURED_AT=$6 DR_TASKS=$7 DR_TASKS_LEN=$8 DR_TASKS_NUL=$9 \
+      DR_BODY_LEN=${11} DR_BODY_NUL=${12} DR_OLD=${13} DR_OLD_LEN=${14} DR_OLD_NUL=${15} \
+      DR_OLD_NAME="datarim/sessions/$2.session.md" \
+      LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" -f "$dir/frontmatter.awk" \
+      -f "$dir/session-format.awk" -f "$dir/session-render.awk") || status=$?
+  if [ "$status" -ne 0 ]; then
+    dr_err session-handoff-writer "${out:-cannot render the session handoff}"
+    return 1
+  fi
+  printf -v "$1_redacted" '%s' "${out%%$'\n'*}"
+  out=${out#*$'\n'}
+  printf -v "$1_next_action" '%s' "${out%%$'\n'*}"
+  out=${out#*$'\n'}
+  printf -v "$1_tasks" '%s' "${out%%$'\n'*}"
+  out=${out#*$'\n'}
+  printf -v "$1_block" '%s' "${out%.}"
+}
+
+# session_resume_block <root> <session> <recommended-next> <next-action> <task-ids>:
+# prints what an operator copies into a fresh window (see session-resume-block.awk).
+session_resume_block() {
+  local LC_ALL=C dir tasks_md=$1/datarim/tasks.md
+  dr_lib_dir_into dir
+  { [ -f "$tasks_md" ] && [ -r "$tasks_md" ]; } || tasks_md=
+  DR_SESSION=$2 DR_RECOMMENDED_NEXT=$3 DR_NEXT_ACTION=$4 DR_TASK_IDS=$5 DR_TASKS_MD=$tasks_md \
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/session-resume-block.awk" </dev/null
+}
+
+# write_session_handoff --root <dir> --session <ID> --captured-by agent|operator
+#   --recommended-next </cmd> --next-action <text> --active-tasks-file <file>
+#   --body-file <file> [--captured-at YYYY-MM-DDTHH:MM:SSZ]
+# 0 saved (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
+write_session_handoff() {
+  [ "${DATARIM_DISABLE_SESSION_HANDOFF:-}" = 1 ] && return 0
+  local prog=session-handoff-writer status=0 timeout root dir name lock content
+  local opt_root='' opt_session='' opt_captured_by='' opt_recommended_next='' opt_next_action=''
+  local opt_active_tasks_file='' opt_body_file='' opt_captured_at=''
+  local tasks_text tasks_len tasks_nul body_text body_len body_nul
+  local old_text old_len old_nul now_text now_len now_nul
+  local new_block new_redacted new_next_action new_tasks
+  dr_parse_flags "$prog" \
+    "--root= --session= --captured-by= --recommended-next= --next-action= --active-tasks-file= --body-file= --captured-at=" \
+    "--root --session --captured-by --recommended-next --next-action --active-tasks-file --body-file" "$@" || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage session-handoff-writer
+    return 2
+  fi
+  [ "$status" -eq 0 ] || return "$status"
+  if ! dr_seconds_env DR_SESSION_LOCK_TIMEOUT 60 timeout; then
+    dr_err "$prog" "DR_SESSION_LOCK_TIMEOUT must be a whole number of seconds"
+    return 2
+  fi
+  if ! dr_session_id_ok "$opt_session"; then
+    dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
+    return 1
+  fi
+  [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
+  if [ ! -f "$opt_active_tasks_file" ] || [ ! -r "$opt_active_tasks_file" ]; then
+    dr_err "$prog" "--active-tasks-file is not a readable file"
+    return 1
+  fi
+  if [ ! -f "$opt_body_file" ] || [ ! -r "$opt_body_file" ]; then
+    dr_err "$prog" "--body-file is not a readable file"
+    return 1
+  fi
+  dr_resolve_root "$prog" "$opt_root" root || return 1
+  dir=$root/datarim/sessions
+  name=$opt_session.session.md
+  lock=$dir/.lock.$opt_session
+  dr_read_prefix "$opt_active_tasks_file" 8193 tasks
+  dr_read_prefix "$opt_body_file" 1048577 body
+  # Render against the file as it is now, so that a refusal touches nothing;
+  # under the lock, render again only if another writer appended meanwhile.
+  session_read_old "$dir" "$dir/$name" old || return 1
+  session_render_block new "$opt_session" "$opt_captured_by" "$opt_recommended_next" \
+    "$opt_next_action" "$opt_captured_at" "$tasks_text" "$tasks_len" "$tasks_nul" \
+    "$body_text" "$body_len" "$body_nul" "$old_text" "$old_len" "$old_nul" || return 1
+  dr_artifact_dir "$prog" "$dir" || return 1
+  dr_lock_acquire "$prog" "$lock" "$timeout" || return $?
+  session_read_old "$dir" "$dir/$name" now || status=1
+  if [ "$status" -eq 0 ] && { [ "$now_len" != "$old_len" ] || [ "$now_nul" != "$old_nul" ] ||
+    [ "$now_text" != "$old_text" ]; }; then
+    old_text=$now_text old_len=$now_len old_nul=$now_nul
+    session_render_block new "$opt_session" "$opt_captured_by" "$opt_recommended_next" \
+      "$opt_next_action" "$opt_captured_at" "$tasks_text" "$tasks_len" "$tasks_nul" \
+      "$body_text" "$body_len" "$body_nul" "$old_text" "$old_len" "$old_nul" || status=1
+  fi
+  if [ "$status" -eq 0 ]; then
+    content=$new_block
+    [ -z "$old_len" ] || content=$old_text$'\n'$new_block
+    dr_publish "$prog" "$dir" "$name" "$opt_session" "$content" || status=$?
+  fi
+  dr_lock_release "$lock"
+  [ "$status" -eq 0 ] || return "$status"
+  [ "$new_redacted" = 0 ] || dr_err "$prog" "redacted $new_redacted secret(s) before saving"
+  session_resume_block "$root" "$opt_session" "$opt_recommended_next" "$new_next_action" "$new_tasks" || :
+  return 0
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  write_session_handoff "$@"
+  exit $?
+fi

@@ -1,0 +1,232 @@
+# shellcheck shell=bash
+# Claim re-verification probes (CONTRACT §5): does what a session handoff
+# says still hold in the live repositories? Each probe sets a banner variable
+# when it fails; the resume prints those banners ahead of the replay prompt.
+# Mirrors python/src/datarim_snapshot/probes.py.
+#
+#   session_probe_stale <repo> <label> <saved-sha> <banner-var>
+#   session_probe_sha <repo> <label> <sha> <banner-var> [<path>...]
+#   session_probe_file <root> <path> <banner-var>
+#   reverify_session_claims --stale|--sha-presence|--file-missing ...   (the command line)
+#
+# Probes never lie: an abbreviated or upper-case SHA naming the current HEAD
+# is not stale; a commit git does not know is never called "landed"; a
+# repository without origin/main says so. Git runs in <repo> only (no
+# GIT_DIR & co. from the caller), reads only, and gets paths after "--".
+#
+# Sourcing defines functions only; nothing of the caller's shell changes.
+
+_session_probes_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/datarim-common.sh
+  . "$dir/datarim-common.sh"
+}
+_session_probes_load
+unset -f _session_probes_load
+
+# session_sha_ok <sha>: 7 to 40 hexadecimal digits.
+session_sha_ok() {
+  local LC_ALL=C re='^[0123456789abcdefABCDEF]{7,40}$'
+  [[ $1 =~ $re ]]
+}
+
+# session_path_ok <path>: a path a probe may use: 1 to 4096 bytes, no control character.
+session_path_ok() {
+  local LC_ALL=C
+  [ -n "$1" ] && [ ${#1} -le 4096 ] && case $1 in *[$'\001'-$'\037'$'\177']*) false ;; esac
+}
+
+# session_git <repo> <git-args...>: git confined to <repo>, errors silenced.
+# Variables that would point git at another repository are dropped; those
+# that limit the search for one (GIT_CEILING_DIRECTORIES) are honoured.
+session_git() {
+  (
+    unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES \
+      GIT_COMMON_DIR GIT_NAMESPACE
+    GIT_OPTIONAL_LOCKS=0 GIT_LITERAL_PATHSPECS=1 exec git -C "$1" "${@:2}" 2>/dev/null
+  )
+}
+
+# session_work_tree <repo>: 0 when <repo> is inside a git work tree.
+session_work_tree() {
+  local inside=''
+  [ -d "$1" ] || return 1
+  inside=$(session_git "$1" rev-parse --is-inside-work-tree) || return 1
+  [ "$inside" = true ]
+}
+
+# session_lower <sha> <out-var>: the SHA with A-F in lower case.
+session_lower() {
+  local s=$1
+  s=${s//A/a} s=${s//B/b} s=${s//C/c} s=${s//D/d} s=${s//E/e} s=${s//F/f}
+  printf -v "$2" '%s' "$s"
+}
+
+# session_probe_stale <repo> <label> <saved-sha> <banner-var>: 0 when HEAD is
+# still the saved commit; 1 (moved) or 3 (not a git work tree) with a banner.
+session_probe_stale() {
+  local head='' saved
+  printf -v "$4" '%s' ''
+  if ! session_work_tree "$1"; then
+    printf -v "$4" 'STALE SNAPSHOT: %s is not a git work tree (saved HEAD %s)' "$2" "$3"
+    return 3
+  fi
+  head=$(session_git "$1" rev-parse -q --verify 'HEAD^{commit}') || head=''
+  session_lower "$3" saved
+  case $head in "$saved"*) return 0 ;; esac
+  printf -v "$4" 'STALE SNAPSHOT: %s HEAD changed from %s to %s' "$2" "$3" "${head:-(no commit)}"
+  return 1
+}
+
+# session_probe_sha <repo> <label> <sha> <banner-var> [<path>...]: is the
+# commit in the upstream main branch (origin/HEAD's target, else
+# origin/main)? 0 yes; else a banner and 1 (not there; the content check
+# over the files the commit changed, or those of them among <path>s, tells a
+# squash merge from lost work), 4 (git does not know the commit), 5 (no
+# upstream branch) or 3 (not a git work tree).
+session_probe_sha() {
+  local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path named status=0
+  local -a paths=()
+  shift 4
+  printf -v "$out" '%s' ''
+  if ! session_work_tree "$repo"; then
+    printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s is not a git work tree.' "$sha" "$label"
+    return 3
+  fi
+  ref=$(session_git "$repo" symbolic-ref -q refs/remotes/origin/HEAD) || ref=''
+  [ -n "$ref" ] || ref=refs/remotes/origin/main
+  short=${ref#refs/remotes/}
+  if ! session_git "$repo" rev-parse -q --verify "$ref^{commit}" >/dev/null; then
+    printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s has no %s.' "$sha" "$label" "$short"
+    return 5
+  fi
+  session_lower "$sha" commit
+  if ! commit=$(session_git "$repo" rev-parse -q --verify "$commit^{commit}"); then
+    printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s not found in %s. git does not know this commit, so its content cannot be checked.' \
+      "$sha" "$short"
+    return 4
+  fi
+  session_git "$repo" merge-base --is-ancestor "$commit" "$ref" && return 0
+  # The files the commit changed (only those of them named, when paths are
+  # given): a path it did not touch would make an empty diff prove nothing.
+  while IFS= read -r -d '' path; do
+    if [ $# -gt 0 ]; then
+      for named in "$@"; do
+        if [ "$named" = "$path" ]; then
+          paths+=("$path")
+          break
+        fi
+      done
+    else
+      paths+=("$path")
+    fi
+  done < <(session_git "$repo" diff-tree -r --root --no-commit-id --name-only -z "$commit")
+  printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s not found in %s.' "$sha" "$short"
+  if [ ${#paths[@]} -gt 0 ]; then
+    session_git "$repo" diff --quiet "$commit" "$ref" -- "${paths[@]}" || status=$?
+    if [ "$status" -eq 0 ]; then
+      printf -v "$out" '%s Its content is there (no diff in %d file(s)): the work landed under another commit, e.g. a squash merge.' \
+        "${!out}" "${#paths[@]}"
+    fi
+  fi
+  return 1
+}
+
+# session_probe_file <root> <path> <banner-var>: 0 when <path> (relative:
+# from <root>) exists; else 1 with a banner.
+session_probe_file() {
+  local target=$2
+  printf -v "$3" '%s' ''
+  case $target in /*) ;; *) target=$1/$target ;; esac
+  { [ -e "$target" ] || [ -L "$target" ]; } && return 0
+  printf -v "$3" 'FILE-MISSING: %s \342\200\224 may have moved, merged, or been deleted.' "$2"
+  return 1
+}
+
+# reverify_session_claims: each probe on its own, for scripts and operators.
+#   --stale --sha <sha> [--repo <dir>]
+#   --sha-presence --sha <sha> [--repo <dir>] [-- <path>...]
+#   --file-missing --path <path> [--root <dir>]
+# 0 the claim holds; 1 it does not (the banner on stdout); 2 bad input;
+# 3 not a git work tree.
+reverify_session_claims() {
+  local prog=reverify-session-claims status=0 banner='' mode='' arg
+  local opt_stale='' opt_sha_presence='' opt_file_missing='' opt_sha='' opt_repo='' opt_path='' opt_root=''
+  local -a flags=() paths=()
+  while [ $# -gt 0 ]; do
+    arg=$1
+    shift
+    if [ "$arg" = -- ]; then
+      paths=("$@")
+      set --
+      break
+    fi
+    flags+=("$arg")
+  done
+  dr_parse_flags "$prog" "--stale --sha-presence --file-missing --sha= --repo= --path= --root=" "" \
+    ${flags[@]+"${flags[@]}"} || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage reverify-session-claims
+    return 0
+  fi
+  [ "$status" -eq 0 ] || return 2
+  [ -z "$opt_stale" ] || mode=$mode--stale
+  [ -z "$opt_sha_presence" ] || mode=$mode--sha-presence
+  [ -z "$opt_file_missing" ] || mode=$mode--file-missing
+  case $mode in
+    --stale | --sha-presence | --file-missing) ;;
+    *)
+      dr_err "$prog" "want exactly one of --stale, --sha-presence, --file-missing"
+      return 2
+      ;;
+  esac
+  if [ "$mode" = --file-missing ]; then
+    if [ -n "$opt_sha$opt_repo" ] || [ ${#paths[@]} -gt 0 ]; then
+      dr_err "$prog" "--file-missing takes --path and --root only"
+      return 2
+    fi
+    if ! session_path_ok "$opt_path"; then
+      dr_err "$prog" "invalid --path (want 1 to 4096 bytes without control characters)"
+      return 2
+    fi
+    [ -n "$opt_root" ] || opt_root=.
+    if [ ! -d "$opt_root" ]; then
+      dr_err "$prog" "--root is not a directory"
+      return 2
+    fi
+    session_probe_file "$opt_root" "$opt_path" banner || status=$?
+  else
+    if [ "$mode" = --stale ] && { [ -n "$opt_path$opt_root" ] || [ ${#paths[@]} -gt 0 ]; }; then
+      dr_err "$prog" "--stale takes --sha and --repo only"
+      return 2
+    fi
+    if [ -n "$opt_path$opt_root" ]; then
+      dr_err "$prog" "--sha-presence takes --sha, --repo and paths after -- only"
+      return 2
+    fi
+    if ! session_sha_ok "$opt_sha"; then
+      dr_err "$prog" "invalid --sha (want 7 to 40 hexadecimal digits)"
+      return 2
+    fi
+    [ -n "$opt_repo" ] || opt_repo=.
+    if ! session_path_ok "$opt_repo"; then
+      dr_err "$prog" "invalid --repo (want 1 to 4096 bytes without control characters)"
+      return 2
+    fi
+    for arg in ${paths[@]+"${paths[@]}"}; do
+      if ! session_path_ok "$arg"; then
+        dr_err "$prog" "invalid path after -- (want 1 to 4096 bytes without control characters)"
+        return 2
+      fi
+    done
+    if [ "$mode" = --stale ]; then
+      session_probe_stale "$opt_repo" "$opt_repo" "$opt_sha" banner || status=$?
+    else
+      session_probe_sha "$opt_repo" "$opt_repo" "$opt_sha" banner ${paths[@]+"${paths[@]}"} || status=$?
+      case $status in 4 | 5) status=1 ;; esac
+    fi
+  fi
+  [ -z "$banner" ] || printf '%s\n' "$banner"
+  return "$status"
+}

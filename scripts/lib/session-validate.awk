@@ -1,0 +1,21 @@
+# Decides whether a session-handoff artefact may be trusted (CONTRACT §5):
+# every block, not only the first.
+# ENVIRON: DR_SESSION (the ID in the file name, already checked),
+#          DR_FILE/_LEN/_NUL: at most SESSION_CAP+1 bytes of the file.
+# Prints nothing and exits 0 when valid; else the first broken rule on
+# stdout and exit 2. Needs datarim-rules.awk, frontmatter.awk and
+# session-format.awk before it.
+
+function broken(msg) {
+    printf "%s", CONTEXT msg
+    exit 2
+}
+
+BEGIN {
+    rules_init()
+    session_init()
+    CONTEXT = ""
+    N = ENVIRON["DR_FILE_LEN"] + 0
+    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
+    exit 0
+}

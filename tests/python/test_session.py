@@ -1,0 +1,261 @@
+"""Session handoff checks the data-driven corpus cannot express, each run on BOTH
+implementations: the twin redactors and writers agree on random input, what the
+writers save always validates, concurrent appends from bash and Python all land,
+and --captured-at defaults to the clock."""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from datarim_snapshot.errors import RefusedError
+from datarim_snapshot.redact import redact
+from datarim_snapshot.session import render_session_block
+from datarim_snapshot.session_format import HEADINGS, check_session_bytes
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+REPO = Path(__file__).resolve().parents[2]
+LIB = REPO / "scripts" / "lib"
+BASH_WRITER = REPO / "dev-tools" / "session-handoff-writer-wrapper.sh"
+EXAMPLES = int(os.environ.get("DATARIM_FUZZ_EXAMPLES", "40"))
+SESSION = "SESSION-20260521-134500"
+STAMP = "2026-05-21T13:45:00Z"
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+# Fragments that sit on the edges of the redaction rules, glued at random.
+FRAGMENTS = [
+    "AKIA",
+    "ASIA",
+    "IOSFODNN7EXAMPLE",
+    "ghp_",
+    "github_pat_",
+    "sk-",
+    "xoxb-",
+    "xox",
+    "client_secret_",
+    "abcdefghij0123456789",
+    "ABCDEFGHIJ",
+    "_",
+    "-",
+    "=",
+    ":",
+    "==",
+    ",",
+    ";",
+    "password",
+    "TOKEN",
+    "secret",
+    "api_key",
+    "Authorization",
+    "[REDACTED]",
+    "x",
+    "skeleton",
+    "/",
+    "(",
+    "]",
+    "MIIE+/=",
+    "550e8400-e29b-41d4-a716-446655440000",
+    " ",
+    "\t",
+    "\r",
+    '"',
+    "'",
+    "\n",
+    "\n",
+    "- ",
+    "  ",
+    "é",
+    "authorization: ",
+    "Bearer ",
+    "bearer\t",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "Proc-Type: 4",
+]
+texts = st.lists(st.sampled_from(FRAGMENTS), max_size=60).map("".join)
+
+
+def awk_programs() -> list[list[str]]:
+    """The awk on PATH, and BusyBox's when it is installed (a strict non-GNU awk)."""
+    found = [["awk"]]
+    if shutil.which("busybox"):
+        found.append(["busybox", "awk"])
+    return found
+
+
+_SCRATCH = tempfile.mkdtemp(prefix="redact-")
+atexit.register(shutil.rmtree, _SCRATCH, True)
+_PROGRAM = Path(_SCRATCH) / "main.awk"
+_PROGRAM.write_text(
+    "BEGIN { redact_init()\n"
+    '    printf "%s", redact_text(ENVIRON["T"]); printf "\\n%d", REDACT_COUNT }\n'
+)
+
+
+def awk_redact(awk: list[str], data: bytes) -> tuple[bytes, int]:
+    """The awk redactor (datarim-redact.awk) on data, through a two-line driver."""
+    env = {**os.environb, b"LC_ALL": b"C", b"T": data}
+    rules, redactor = str(LIB / "datarim-rules.awk"), str(LIB / "datarim-redact.awk")
+    out = subprocess.run(
+        [*awk, "-f", rules, "-f", redactor, "-f", str(_PROGRAM)],
+        env=env,
+        capture_output=True,
+        check=True,
+    ).stdout
+    text, _, count = out.rpartition(b"\n")
+    return text, int(count)
+
+
+@pytest.mark.parametrize("awk", awk_programs(), ids=" ".join)
+@FUZZ
+@given(text=texts)
+def test_property_redactor_twins_agree(awk: list[str], text: str) -> None:
+    data = text.encode()
+    assert awk_redact(awk, data) == redact(data)
+
+
+def test_redactor_leaves_no_secret_of_the_documented_kinds() -> None:
+    secrets = [
+        "AKIAIOSFODNN7EXAMPLE",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+        "sk-proj-abcdefghijklmnopqrstuvwx1234",
+        "xoxb-1234567890-abcdefghijklmnop",
+        "client_secret_6f1d2c3b4a5e6f7a8b9c",
+    ]
+    data = (
+        "\n".join(f"- see {s}." for s in secrets) + "\nAuthorization: Bearer abc.def\n"
+    ).encode()
+    for out, count in [redact(data), *(awk_redact(awk, data) for awk in awk_programs())]:
+        assert count == len(secrets) + 1
+        assert not any(s.encode() in out for s in [*secrets, "abc.def"])
+
+
+# Random handoff bodies: the five layers, each of random lines, some long.
+LINE_PARTS = [
+    "- src/file.txt",
+    "- `README.md` note",
+    "repo: .  HEAD: 539b8f5",
+    "verified: merged 680cc13",
+    "assumed: green",
+    "prose",
+    " ",
+    "token=abc123",
+    "\u0434\u0430\u043d\u043d\u044b\u0435",
+    "\t",
+    "\r",
+    "x" * 300,
+    "-----BEGIN PRIVATE KEY-----",
+    "MIIE",
+    "-----END PRIVATE KEY-----",
+    "greenfield",
+]
+lines = st.lists(st.sampled_from(LINE_PARTS), min_size=1, max_size=4).map("".join)
+layer = st.lists(lines, max_size=40)
+sized_layer = st.one_of(layer, st.builds(lambda ls, n: ls * n, layer, st.integers(1, 60)))
+
+
+@st.composite
+def bodies(draw: st.DrawFn) -> bytes:
+    out = []
+    for number, heading in enumerate(HEADINGS, start=1):
+        if number in (2, 3, 4) and draw(st.booleans()) and draw(st.booleans()):
+            continue  # optional layers, sometimes absent
+        out.append(heading.decode())
+        out.extend(draw(sized_layer if number in (2, 3, 4) else layer))
+    return ("\n".join(out) + "\n").encode()
+
+
+def writer_args(
+    root: Path, tasks: Path, body: Path, next_action: str = "go on", at: str | None = None
+) -> list[str]:
+    """The session writer's flags; --captured-at only when at is given."""
+    args = ["--root", str(root), "--session", SESSION, "--captured-by", "agent"]
+    args += ["--recommended-next", "/dr-do", "--next-action", next_action]
+    args += ["--active-tasks-file", str(tasks), "--body-file", str(body)]
+    return args + (["--captured-at", at] if at else [])
+
+
+def bash_block(root: Path, body: bytes, tasks: bytes) -> tuple[int, bytes]:
+    (root / "body.md").write_bytes(body)
+    (root / "tasks.txt").write_bytes(tasks)
+    (root / "ws").mkdir(exist_ok=True)
+    args = writer_args(root / "ws", root / "tasks.txt", root / "body.md", at=STAMP)
+    proc = subprocess.run([str(BASH_WRITER), *args], capture_output=True, check=False)
+    target = root / "ws" / "datarim" / "sessions" / f"{SESSION}.session.md"
+    data = target.read_bytes() if target.exists() else b""
+    shutil.rmtree(root / "ws")
+    return proc.returncode, data
+
+
+@FUZZ
+@given(body=bodies())
+def test_property_writers_agree_and_what_they_save_validates(body: bytes) -> None:
+    tasks = b"TUNE-0254 | in_progress\n"
+    try:
+        block = render_session_block(SESSION, "agent", "/dr-do", "go on", STAMP, tasks, body).block
+    except RefusedError:
+        block = None
+    with tempfile.TemporaryDirectory() as scratch:
+        code, saved = bash_block(Path(scratch), body, tasks)
+    if block is None:
+        assert code == 1 and saved == b""
+        return
+    assert code == 0 and saved == block
+    assert len(block) <= 32768
+    check_session_bytes(block, SESSION)
+
+
+def _writer_command(impl: str) -> list[str]:
+    if impl == "bash":
+        return [str(BASH_WRITER)]
+    return [sys.executable, "-m", "datarim_snapshot", "session-write"]
+
+
+def test_concurrent_appends_from_both_implementations_all_land(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (tmp_path / "tasks.txt").write_bytes(b"TUNE-0254 | in_progress\n")
+    body = "\n".join([HEADINGS[0].decode(), "- state", HEADINGS[4].decode(), "- none"]) + "\n"
+    (tmp_path / "body.md").write_text(body)
+    procs = []
+    for n in range(8):
+        impl = "bash" if n % 2 else "python"
+        args = writer_args(root, tmp_path / "tasks.txt", tmp_path / "body.md", f"writer {n}", STAMP)
+        procs.append(subprocess.Popen([*_writer_command(impl), *args], stdout=subprocess.DEVNULL))
+    assert [p.wait(timeout=120) for p in procs] == [0] * 8
+    data = (root / "datarim" / "sessions" / f"{SESSION}.session.md").read_bytes()
+    check_session_bytes(data, SESSION)
+    actions = re.findall(rb'^next_action: "writer (\d)"$', data, flags=re.MULTILINE)
+    assert sorted(actions) == [str(n).encode() for n in range(8)]
+    assert not list((root / "datarim" / "sessions").glob(".*"))
+
+
+@pytest.mark.parametrize("impl", ["bash", "python"])
+def test_captured_at_defaults_to_now(tmp_path: Path, impl: str) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "tasks.txt").write_bytes(b"")
+    body = "\n".join([HEADINGS[0].decode(), HEADINGS[4].decode()]) + "\n"
+    (tmp_path / "body.md").write_text(body)
+    before = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    args = writer_args(tmp_path / "ws", tmp_path / "tasks.txt", tmp_path / "body.md")
+    subprocess.run([*_writer_command(impl), *args], check=True, stdout=subprocess.DEVNULL)
+    after = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    data = (tmp_path / "ws" / "datarim" / "sessions" / f"{SESSION}.session.md").read_text()
+    stamp = re.search(r"^captured_at: (\S+)$", data, flags=re.MULTILINE)
+    assert stamp is not None and before <= stamp.group(1) <= after
