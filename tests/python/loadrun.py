@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from datarim_snapshot.session_format import HEADINGS, check_session_bytes
 from datarim_snapshot.snapshot import render_snapshot
 from datarim_snapshot.validate import check_snapshot_file
 
@@ -84,6 +85,66 @@ SNAPSHOT_PYTHON = WriterKind(
     _snapshot_leftovers,
 )
 KINDS = [SNAPSHOT_BASH, SNAPSHOT_PYTHON]
+
+
+def _session_argv(prefix: list[str]) -> Callable[[Path, str, Path], list[str]]:
+    """Session writes append: each block carries only the first line of its body (in
+    Layer 2), so that the appends of one load run stay far under the 32 KB cap."""
+
+    def argv(root: Path, session: str, body: Path) -> list[str]:
+        first = body.read_bytes().split(b"\n", 1)[0]
+        handoff = body.with_name(body.name + ".handoff.md")
+        layers = [HEADINGS[0], b"- load", HEADINGS[1], b"- " + first, HEADINGS[4], b"- none"]
+        handoff.write_bytes(b"\n".join(layers) + b"\n")
+        tasks = body.with_name(body.name + ".tasks.txt")
+        tasks.write_bytes(b"LOAD-0001 | load\n")
+        return prefix + [
+            "--root", str(root), "--session", session, "--captured-by", "agent",
+            "--recommended-next", "/dr-do", "--next-action", "carry on",
+            "--active-tasks-file", str(tasks), "--body-file", str(handoff), "--captured-at", STAMP,
+        ]  # fmt: skip
+
+    return argv
+
+
+def _verify_session(root: Path, session: str, bodies: list[bytes]) -> None:
+    path = root / "datarim" / "sessions" / f"{session}.session.md"
+    if not bodies:
+        assert not path.exists(), f"{session}: a handoff though no write landed"
+        return
+    data = path.read_bytes()
+    check_session_bytes(data, session)
+    # Append semantics: one whole block per write that landed, none lost, none mixed.
+    assert data.count(b"\nartifact: session-handoff\n") == len(bodies), session
+    for body in bodies:
+        assert data.count(b"\n- " + body.split(b"\n", 1)[0] + b"\n") == 1, session
+
+
+def _session_leftovers(root: Path) -> list[str]:
+    directory = root / "datarim" / "sessions"
+    if not directory.exists():
+        return []
+    return sorted(name for name in os.listdir(directory) if not name.endswith(".session.md"))
+
+
+SESSION_BASH = WriterKind(
+    "session-bash",
+    "session",
+    "DR_SESSION_LOCK_TIMEOUT",
+    _session_argv([str(REPO / "dev-tools" / "session-handoff-writer-wrapper.sh")]),
+    _verify_session,
+    _session_leftovers,
+)
+SESSION_PYTHON = WriterKind(
+    "session-python",
+    "session",
+    "DR_SESSION_LOCK_TIMEOUT",
+    _session_argv([sys.executable, "-m", "datarim_snapshot", "session-write"]),
+    _verify_session,
+    _session_leftovers,
+)
+# Targets of these kinds are session IDs; they write datarim/sessions/.
+SESSION_KINDS = [SESSION_BASH, SESSION_PYTHON]
 
 
 @dataclass

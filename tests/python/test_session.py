@@ -1,6 +1,6 @@
 """Session handoff checks the data-driven corpus cannot express, each run on BOTH
 implementations: the twin redactors and writers agree on random input, what the
-writers save always validates, concurrent appends from bash and Python all land,
+writers save always validates, appends from bash and Python under load all land,
 and --captured-at defaults to the clock."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from datarim_snapshot.session import render_session_block
 from datarim_snapshot.session_format import HEADINGS, check_session_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from loadrun import KINDS, SESSION_KINDS, check_load, run_load
 
 REPO = Path(__file__).resolve().parents[2]
 LIB = REPO / "scripts" / "lib"
@@ -227,23 +228,16 @@ def _writer_command(impl: str) -> list[str]:
     return [sys.executable, "-m", "datarim_snapshot", "session-write"]
 
 
-def test_concurrent_appends_from_both_implementations_all_land(tmp_path: Path) -> None:
+def test_load_session_and_snapshot_writers_at_once_all_land(tmp_path: Path) -> None:
+    """32 writers of both implementations at once: 24 snapshots over 4 tasks and 8
+    appends to one session file (loadrun's kinds and checks)."""
     root = tmp_path / "ws"
     root.mkdir()
-    (tmp_path / "tasks.txt").write_bytes(b"TUNE-0254 | in_progress\n")
-    body = "\n".join([HEADINGS[0].decode(), "- state", HEADINGS[4].decode(), "- none"]) + "\n"
-    (tmp_path / "body.md").write_text(body)
-    procs = []
-    for n in range(8):
-        impl = "bash" if n % 2 else "python"
-        args = writer_args(root, tmp_path / "tasks.txt", tmp_path / "body.md", f"writer {n}", STAMP)
-        procs.append(subprocess.Popen([*_writer_command(impl), *args], stdout=subprocess.DEVNULL))
-    assert [p.wait(timeout=120) for p in procs] == [0] * 8
-    data = (root / "datarim" / "sessions" / f"{SESSION}.session.md").read_bytes()
-    check_session_bytes(data, SESSION)
-    actions = re.findall(rb'^next_action: "writer (\d)"$', data, flags=re.MULTILINE)
-    assert sorted(actions) == [str(n).encode() for n in range(8)]
-    assert not list((root / "datarim" / "sessions").glob(".*"))
+    plan = [(KINDS[n % 2], f"LOAD-{n % 4 + 1:04d}") for n in range(24)]
+    plan += [(SESSION_KINDS[n % 2], SESSION) for n in range(8)]
+    writes, _ = run_load(root, plan, 60, tmp_path)
+    check_load(root, writes, 60)
+    assert [w.code for w in writes] == [0] * 32
 
 
 @pytest.mark.parametrize("impl", ["bash", "python"])
