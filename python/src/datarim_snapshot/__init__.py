@@ -6,31 +6,76 @@ contract, the same bytes, the same exit codes.
 
 from __future__ import annotations
 
-from .emit import Emission, emit_stage_snapshot
-from .errors import (
-    DatarimError,
-    HelpRequested,
-    LockBusyError,
-    MalformedError,
-    MissingError,
-    RefusedError,
-    UsageError,
-)
-from .redact import redact
-from .resume import replay_prompt, resume_output
-from .session import SessionSaved, render_session_block, write_session_handoff
-from .session_format import check_session_bytes
-from .session_replay import replay_session
-from .session_validate import check_session_file, validate_session_handoff
-from .snapshot import render_snapshot, write_stage_snapshot
-from .validate import (
-    StageSnapshot,
-    check_snapshot_bytes,
-    check_snapshot_file,
-    find_root,
-    read_stage_snapshot,
-    validate_stage_snapshot,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names load on first use: `datarim-snapshot <subcommand>` imports only what it runs.
+_EXPORTS = {
+    "DatarimError": "errors",
+    "Emission": "emit",
+    "HelpRequested": "errors",
+    "LockBusyError": "errors",
+    "MalformedError": "errors",
+    "MissingError": "errors",
+    "RefusedError": "errors",
+    "SessionSaved": "session",
+    "StageSnapshot": "validate",
+    "UsageError": "errors",
+    "check_session_bytes": "session_format",
+    "check_session_file": "session_validate",
+    "check_snapshot_bytes": "validate",
+    "check_snapshot_file": "validate",
+    "emit_stage_snapshot": "emit",
+    "find_root": "validate",
+    "read_stage_snapshot": "validate",
+    "redact": "redact",
+    "render_session_block": "session",
+    "render_snapshot": "snapshot",
+    "replay_prompt": "resume",
+    "replay_session": "session_replay",
+    "resume_output": "resume",
+    "validate_session_handoff": "session_validate",
+    "validate_stage_snapshot": "validate",
+    "write_session_handoff": "session",
+    "write_stage_snapshot": "snapshot",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'datarim_snapshot' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from .emit import Emission, emit_stage_snapshot
+    from .errors import (
+        DatarimError,
+        HelpRequested,
+        LockBusyError,
+        MalformedError,
+        MissingError,
+        RefusedError,
+        UsageError,
+    )
+    from .redact import redact
+    from .resume import replay_prompt, resume_output
+    from .session import SessionSaved, render_session_block, write_session_handoff
+    from .session_format import check_session_bytes
+    from .session_replay import replay_session
+    from .session_validate import check_session_file, validate_session_handoff
+    from .snapshot import render_snapshot, write_stage_snapshot
+    from .validate import (
+        StageSnapshot,
+        check_snapshot_bytes,
+        check_snapshot_file,
+        find_root,
+        read_stage_snapshot,
+        validate_stage_snapshot,
+    )
 
 __all__ = [
     "DatarimError",
