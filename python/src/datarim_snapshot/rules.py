@@ -8,6 +8,9 @@ same verdict and message for the same input.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+from .errors import RefusedError
 
 CAP = 8192
 MARKER = b"\n<!-- snapshot-truncated, full response in session jsonl -->\n"
@@ -177,3 +180,27 @@ def span(data: bytes, at: int, cls: bytes) -> int:
     starts at index at (span in datarim-rules.awk)."""
     match = pattern(cls + b"*").match(data, at)
     return match.end() - at if match else 0
+
+
+def checked_lines(data: bytes, flag: str) -> Iterator[tuple[int, bytes]]:
+    """(number, line) of a one-item-per-line input file, empty lines included.
+
+    A CR ending a line is a line end; a NUL ends the input and its line is
+    refused. A line that is not UTF-8 or holds a control character (tab
+    aside) raises RefusedError naming flag and line when the caller reaches it.
+    """
+    nul = data.find(b"\0")
+    text = data if nul < 0 else data[:nul]
+    segments = text.split(b"\n")
+    for number, segment in enumerate(segments, start=1):
+        last = number == len(segments)
+        if (not last or nul < 0) and segment.endswith(b"\r"):
+            segment = segment[:-1]
+        fault = utf8_scan(segment, ctl=True, tab_ok=True)
+        if not fault and last and nul >= 0:
+            fault = "nul"
+        if fault == "utf8":
+            raise RefusedError(f"{flag} line {number} is not valid UTF-8")
+        if fault:
+            raise RefusedError(f"{flag} line {number} holds a control character")
+        yield number, segment

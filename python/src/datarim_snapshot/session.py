@@ -12,6 +12,7 @@ from .errors import MalformedError, RefusedError
 from .redact import redact, redact_lines
 from .resume_block import render_resume_block
 from .rules import (
+    checked_lines,
     is_captured_by,
     is_timestamp,
     session_id_ok,
@@ -84,21 +85,8 @@ def _read_tasks(data: bytes) -> list[str]:
     status is checked, not stored)."""
     if len(data) > TASKS_MAX:
         raise RefusedError(f"--active-tasks-file is larger than {TASKS_MAX} bytes")
-    nul = data.find(b"\0")
-    text = data if nul < 0 else data[:nul]
-    segments = text.split(b"\n")
     tasks: list[str] = []
-    for number, segment in enumerate(segments, start=1):
-        last = number == len(segments)
-        if (not last or nul < 0) and segment.endswith(b"\r"):
-            segment = segment[:-1]
-        fault = utf8_scan(segment, ctl=True, tab_ok=True)
-        if not fault and last and nul >= 0:
-            fault = "nul"
-        if fault == "utf8":
-            raise RefusedError(f"--active-tasks-file line {number} is not valid UTF-8")
-        if fault:
-            raise RefusedError(f"--active-tasks-file line {number} holds a control character")
+    for number, segment in checked_lines(data, "--active-tasks-file"):
         if not segment:
             continue
         task = segment.split(b"|", 1)[0].strip(b" \t").decode("utf-8")

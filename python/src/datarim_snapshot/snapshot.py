@@ -12,6 +12,7 @@ from .rules import (
     CAP,
     MARKER,
     STAGES,
+    checked_lines,
     fixed_total,
     is_captured_by,
     is_stage,
@@ -40,21 +41,8 @@ def _render_options(options: bytes | None) -> bytes:
         return b"options: []\n"
     if len(options) > CAP:
         raise RefusedError(f"--options-file is larger than {CAP} bytes")
-    nul = options.find(b"\0")
-    text = options if nul < 0 else options[:nul]
-    segments = text.split(b"\n")
     items = []
-    for number, segment in enumerate(segments, start=1):
-        last = number == len(segments)
-        if (not last or nul < 0) and segment.endswith(b"\r"):
-            segment = segment[:-1]
-        fault = utf8_scan(segment, ctl=True, tab_ok=True)
-        if not fault and last and nul >= 0:
-            fault = "nul"
-        if fault == "utf8":
-            raise RefusedError(f"--options-file line {number} is not valid UTF-8")
-        if fault:
-            raise RefusedError(f"--options-file line {number} holds a control character")
+    for _, segment in checked_lines(options, "--options-file"):
         if segment:
             items.append(b"  - " + yaml_quote(segment) + b"\n")
     if not items:
