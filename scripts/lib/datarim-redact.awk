@@ -8,7 +8,7 @@
 #                                  PEM block spanning lines becomes one line)
 #   REDACT_COUNT                   secrets replaced so far
 #
-# Mirrors python/src/datarim_snapshot/redact.py step for step; the rules are
+# Mirrors python/src/datarim_snapshot/redaction.py step for step; the rules are
 # listed in the README ("Secret redaction"). Matching uses literal search
 # (split on a metacharacter-free literal), single-character classes and
 # explicit loops only, so that every awk and Python's re agree on every match,

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -84,3 +87,24 @@ def test_render_and_check_round_trip_in_memory() -> None:
         check_snapshot_bytes(data, "TUNE-0255")
     assert wrong.value.code == 2
     assert "does not match the file name" in wrong.value.message
+
+
+def test_every_exported_name_is_the_api_object_whatever_was_imported_first() -> None:
+    # Importing a submodule binds its name on the package; an exported function
+    # sharing that name would then resolve to the module. Import every submodule
+    # first, in a fresh interpreter, and check each exported name.
+    probe = textwrap.dedent(
+        """
+        import importlib, pkgutil, types
+        import datarim_snapshot as pkg
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.name != "__main__":
+                importlib.import_module("datarim_snapshot." + info.name)
+        bad = [n for n in pkg.__all__ if isinstance(getattr(pkg, n), types.ModuleType)]
+        print(",".join(bad))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == ""

@@ -18,7 +18,7 @@ import pytest
 import yaml
 from datarim_snapshot import cli
 from datarim_snapshot.emit import emit_stage_snapshot
-from datarim_snapshot.replay_prompt import render_replay_prompt
+from datarim_snapshot.replay_template import render_replay_prompt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from datarim_snapshot.errors import RefusedError
-from datarim_snapshot.redact import redact
+from datarim_snapshot.redaction import redact
 from datarim_snapshot.session import render_session_block
 from datarim_snapshot.session_format import HEADINGS, check_session_bytes
 from hypothesis import HealthCheck, given, settings

@@ -28,7 +28,7 @@ _EXPORTS = {
     "emit_stage_snapshot": "emit",
     "find_root": "validate",
     "read_stage_snapshot": "validate",
-    "redact": "redact",
+    "redact": "redaction",
     "render_session_block": "session",
     "render_snapshot": "snapshot",
     "replay_prompt": "resume",
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
         RefusedError,
         UsageError,
     )
-    from .redact import redact
+    from .redaction import redact
     from .resume import replay_prompt, resume_output
     from .session import SessionSaved, render_session_block, write_session_handoff
     from .session_format import check_session_bytes

@@ -17,7 +17,7 @@ from . import anchor, fsops, jsonout
 from .console import Console
 from .errors import DatarimError, HelpRequested, MalformedError, UsageError
 from .flags import parse_flags
-from .replay_prompt import render_replay_prompt
+from .replay_template import render_replay_prompt
 from .rules import task_id_ok
 from .texts import usage
 from .validate import StageSnapshot, check_snapshot_file, find_root

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from . import fsops
 from .errors import MalformedError, RefusedError
-from .redact import redact, redact_lines
+from .redaction import redact, redact_lines
 from .resume_block import render_resume_block
 from .rules import (
     checked_lines,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from . import probes
 from .errors import MalformedError, MissingError, UsageError
-from .replay_prompt import render_replay_prompt
+from .replay_template import render_replay_prompt
 from .rules import occurrences, session_id_ok, yaml_unquote
 from .session_format import SESSION_CAP, Block, check_session_bytes, layer, word
 from .validate import find_root, read_artifact
