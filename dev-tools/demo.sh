@@ -98,6 +98,12 @@ show "$tools/snapshot-writer-wrapper.sh" --root "$root" --task 'DEMO-0001/../../
 echo "exit $status"
 [ "$before" = "$(cksum <"$root/datarim/snapshots/DEMO-0001.snapshot.md")" ] && echo "DEMO-0001 unchanged"
 
+step "A token quoted in the answer is saved as [REDACTED]"
+printf 'Deployed to staging with GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a.\n' >"$work/leaky.md"
+show "$tools/snapshot-writer-wrapper.sh" --root "$root" --task DEMO-0003 --stage 'do' --command /dr-do \
+  --captured-by agent --recommended-next /dr-qa --body-file "$work/leaky.md"
+printf 'body on disk: %s\n' "$(tail -n 1 "$root/datarim/snapshots/DEMO-0003.snapshot.md")"
+
 step "Snapshots in the workspace"
 ls -l "$root/datarim/snapshots"
 

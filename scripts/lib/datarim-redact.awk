@@ -1,6 +1,6 @@
 # The secret redactor: replaces secrets with [REDACTED] before any text
-# reaches the disk. One interface for every writer (session handoff today,
-# stage snapshots next):
+# reaches the disk. One interface for every writer (session handoff and
+# stage snapshots):
 #
 #   redact_init()                  once, in BEGIN
 #   s = redact_text(s)             a whole text (lines split on LF)
@@ -234,7 +234,19 @@ function redact_lines(L, n,    i, r, s) {
     return n
 }
 
+# Every rule needs one of these words (any case) in the text: the key names
+# and PEM labels hold "key", "pass", "secret" or "token", the header
+# "authorization", and the tokens start "akia", "asia", "gh", "sk-" or "xox".
+# A text with none of them cannot hold a secret and is not searched further.
+function redact_may_hold(s,    low) {
+    low = tolower(s)
+    return index(low, "key") || index(low, "pass") || index(low, "secret") || index(low, "token") ||
+        index(low, "authorization") || index(low, "akia") || index(low, "asia") || index(low, "gh") ||
+        index(low, "sk-") || index(low, "xox")
+}
+
 function redact_text(s,    L, n, P, i, m) {
+    if (!redact_may_hold(s)) return s
     n = split(s, L, "\n")
     n = redact_lines(L, n)
     m = 0

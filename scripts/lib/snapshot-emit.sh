@@ -57,7 +57,8 @@ emit_parse_cta() {
 # stage's own last step is what calls this.
 emit_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local LC_ALL=C prog=emit-stage-snapshot status=0 timeout content root preview anchor nl=$'\n'
+  local LC_ALL=C prog=emit-stage-snapshot status=0 timeout content content_redacted root preview anchor
+  local nl=$'\n'
   local cta_next='' cta_json='' cta_options=''
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''
   local opt_captured_by=agent opt_captured_at='' opt_dry_run='' opt_json=''
@@ -89,6 +90,7 @@ emit_stage_snapshot() {
     --response-file "$opt_response_file" '' "$anchor" || return 1
   if [ -z "$opt_dry_run$opt_json" ]; then
     snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
+    [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"
     return 0
   fi
   dr_resolve_root "$prog" "$opt_root" root || return 1

@@ -3,10 +3,13 @@
 #          DR_CAPTURED_AT DR_EXTRA (pre-rendered optional frontmatter lines),
 #          DR_GIT_ANCHOR ("<head>\n<branch>\n<dirty>" from git_anchor_probe, or empty),
 #          DR_BODY_FLAG (the flag that named the body, for refusals),
-#          DR_OPTIONS/_LEN/_NUL and DR_BODY/_LEN/_NUL (see datarim-rules.awk).
-# Success: the whole file on stdout followed by ".", exit 0.
+#          DR_OPTIONS/_LEN/_NUL and DR_BODY/_LEN/_NUL (see datarim-rules.awk;
+#          the body read up to DR_BODY_WINDOW + 1 bytes), DR_REDACT (0: keep
+#          secrets as they are).
+# Success: the number of secrets redacted, LF, the whole file, ".", exit 0.
 # Refusal: one message line on stdout, exit 1.
-# Needs datarim-rules.awk and git-anchor.awk before it on the awk command line.
+# Needs datarim-rules.awk, datarim-redact.awk and git-anchor.awk before it on
+# the awk command line.
 
 # Byte i of arr[1..n] is a UTF-8 continuation byte (past n: the NUL, not one).
 function is_cont(arr, i, n) {
@@ -67,24 +70,54 @@ BEGIN {
     tail_false = "\ntruncated: false\n" extra "---\n\n"
     tail_true = "\ntruncated: true\n" extra "---\n\n"
 
+    # The body: its file's first WINDOW bytes up to a NUL, redacted
+    # before the cap is applied, so that a cut never keeps half a secret.
+    WINDOW = ENVIRON["DR_BODY_WINDOW"] + 0
     nbody = ENVIRON["DR_BODY_LEN"] + 0
-    ntext = str_bytes(ENVIRON["DR_BODY"], body)
     nul = ENVIRON["DR_BODY_NUL"] + 0
+    text = ENVIRON["DR_BODY"]
+    more = nbody > WINDOW
+    if (more) {
+        text = substr(text, 1, WINDOW)
+        if (nul >= WINDOW) nul = -1
+    }
+    redacted = 0
+    if (ENVIRON["DR_REDACT"] != "0") {
+        redact_init()
+        text = redact_text(text)
+        redacted = REDACT_COUNT
+    }
+    ntext = length(text)
+    # Only the bytes that can be kept (and the one after them) are looked at.
+    str_bytes(substr(text, 1, CAP + 1), body)
+    # The body's size on disk when whole: bytes past a NUL count; a body
+    # longer than the window never fits.
+    whole = more ? CAP + 1 : ntext + (nul >= 0 ? nbody - nul : 0)
     room = CAP - length(head) - length(tail_false) - 4
     bad_cut = 0
-    if (nbody <= room) {
-        keep = nbody
+    nul_kept = 0
+    if (whole <= room) {
+        keep = ntext
         truncated = 0
+        nul_kept = nul >= 0
     } else {
         keep = CAP - length(head) - length(tail_true) - 4 - length(MARKER)
         if (keep < 0) refuse("options leave no room for the body under the " CAP "-byte cap")
-        # Step back over at most three continuation bytes to a character start.
-        for (k = 0; k < 3 && keep > 0 && is_cont(body, keep + 1, ntext); k++) keep--
-        bad_cut = is_cont(body, keep + 1, ntext)
         truncated = 1
+        if (nul >= 0 && ntext < keep) nul_kept = 1
+        else if (more && nul < 0 && ntext <= keep) {
+            # Redaction shrank the window below the cap: its end would be kept.
+            # Drop its last word, which the window's edge may have split.
+            keep = ntext
+            while (keep > 0 && body[keep] != 10 && body[keep] != 32 && body[keep] != 9 && body[keep] != 13) keep--
+        } else {
+            # Step back over at most three continuation bytes to a character start.
+            for (k = 0; k < 3 && keep > 0 && is_cont(body, keep + 1, ntext); k++) keep--
+            bad_cut = is_cont(body, keep + 1, ntext)
+        }
     }
-    if (nul >= 0 && nul < keep) {
-        fault = utf8_scan(body, 1, nul, 0, 0)
+    if (nul_kept) {
+        fault = utf8_scan(body, 1, ntext, 0, 0)
         if (fault == "") fault = "nul"
     } else fault = utf8_scan(body, 1, keep, 0, 0)
     if (fault == "" && bad_cut) fault = "utf8"
@@ -93,8 +126,7 @@ BEGIN {
 
     tail = truncated ? tail_true : tail_false
     total = fixed_total(length(head) + length(tail) + keep + (truncated ? length(MARKER) : 0))
-    printf "%s%d%s", head, total, tail
-    for (i = 1; i <= keep; i++) printf "%s", CHR[body[i]]
+    printf "%d\n%s%d%s%s", redacted, head, total, tail, substr(text, 1, keep)
     if (truncated) printf "%s", MARKER
     printf "."
     exit 0

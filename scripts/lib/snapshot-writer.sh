@@ -41,20 +41,28 @@ snapshot_render() {
 # the offset of a NUL or -1, as dr_read_prefix sets them). Refusals go to
 # stderr as "<program>: ..."; a bad body is named <body-flag>. <git-anchor>
 # is what git_anchor_probe found (empty: the snapshot records no git fields).
+# Sets <out-var>_redacted to the number of secrets redacted from the body
+# (DATARIM_SNAPSHOT_REDACT=0: none are).
 snapshot_render_core() {
-  local LC_ALL=C dir out status=0 body_text body_len body_nul
+  local LC_ALL=C dir out status=0 body_text body_len body_nul window=16384
   dr_lib_dir_into dir
-  dr_read_prefix "${13}" 8192 body
+  # The body window: twice the cap, so that what redaction removes is made
+  # up from further on; one byte more tells whether the body goes on.
+  dr_read_prefix "${13}" $((window + 1)) body
   out=$(DR_TASK=$3 DR_STAGE=$4 DR_COMMAND=$5 DR_CAPTURED_BY=$6 DR_RECOMMENDED_NEXT=$7 \
     DR_CAPTURED_AT=$8 DR_EXTRA=${14:-} DR_GIT_ANCHOR=${15:-} DR_BODY_FLAG=${12} \
     DR_OPTIONS=$9 DR_OPTIONS_LEN=${10} DR_OPTIONS_NUL=${11} \
-    DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul \
-    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/git-anchor.awk" -f "$dir/snapshot-render.awk" </dev/null) ||
+    DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul DR_BODY_WINDOW=$window \
+    DR_REDACT=${DATARIM_SNAPSHOT_REDACT:-1} \
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" \
+    -f "$dir/git-anchor.awk" -f "$dir/snapshot-render.awk" </dev/null) ||
     status=$?
   if [ "$status" -ne 0 ]; then
     dr_err "$2" "${out:-cannot render the snapshot}"
     return 1
   fi
+  printf -v "$1_redacted" '%s' "${out%%$'\n'*}"
+  out=${out#*$'\n'}
   printf -v "$1" '%s' "${out%.}"
 }
 
@@ -78,7 +86,7 @@ snapshot_publish() {
 # 0 written (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
 write_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local prog=snapshot-writer status=0 timeout content anchor
+  local prog=snapshot-writer status=0 timeout content content_redacted anchor
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
   local opt_body_file='' opt_options_file='' opt_captured_at=''
   dr_parse_flags "$prog" \
@@ -110,6 +118,7 @@ write_stage_snapshot() {
   snapshot_render content "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
     "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" '' "$anchor" || return 1
   snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
+  [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -89,6 +89,21 @@ def test_render_and_check_round_trip_in_memory() -> None:
     assert "does not match the file name" in wrong.value.message
 
 
+def test_secrets_are_saved_redacted_unless_switched_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "body.md").write_text("Deployed with DB_PASSWORD=hunter2 set.\n")
+    saved = Path(str(_write(tmp_path))).read_bytes()
+    assert saved.endswith(b"Deployed with DB_PASSWORD=[REDACTED] set.\n")
+    monkeypatch.setenv("DATARIM_SNAPSHOT_REDACT", "0")
+    saved = Path(str(_write(tmp_path))).read_bytes()
+    assert saved.endswith(b"Deployed with DB_PASSWORD=hunter2 set.\n")
+    args = ("TUNE-0254", "do", "/dr-do", "agent", "/dr-qa", "2026-05-21T13:45:00Z", None)
+    body = b"token ghp_16C7e42F292c6912E7710c838347Ae178B4a\n"
+    assert render_snapshot(*args, body).endswith(b"token [REDACTED]\n")
+    assert render_snapshot(*args, body, redact=False).endswith(body)
+
+
 def test_every_exported_name_is_the_api_object_whatever_was_imported_first() -> None:
     # Importing a submodule binds its name on the package; an exported function
     # sharing that name would then resolve to the module. Import every submodule

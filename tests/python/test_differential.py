@@ -162,3 +162,34 @@ def test_both_validators_accept_every_differential_output() -> None:
         from datarim_snapshot import validate_stage_snapshot
 
         validate_stage_snapshot("TUNE-0254", scratch)
+
+
+# Secrets planted in random bodies: their distinctive cores may never reach the disk, whole
+# or in part, wherever the cap or the 16 KiB window falls.
+SECRET_CORES = ("Q7xK9mZ2pL4vN8rT1wY6bH3cJ5dF0gS2aE9u", "AKIAZX7Q4W2E9R1T5Y3U", "Vb82Hn4Jm6Kq1Lw3")
+# (Each stands apart from its neighbours, as the rules require: AKIA… glued to a letter
+# is not a key.)
+SECRET_PIECES = (
+    " ghp_" + SECRET_CORES[0] + " ",
+    " " + SECRET_CORES[1] + " ",
+    " password=" + SECRET_CORES[2] + " ",
+    "\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA" + SECRET_CORES[2]
+    + "\n-----END RSA PRIVATE KEY-----\n",
+)
+PROSE_PIECES = (
+    "word ", "a longer line of ordinary prose, with commas.\n", "\n", "ключ ", "🚀 ", "x" * 700,
+)  # fmt: skip
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pieces=st.lists(st.sampled_from(SECRET_PIECES + PROSE_PIECES), min_size=1, max_size=40),
+    repeat=st.integers(min_value=1, max_value=80),
+)
+def test_property_no_part_of_a_secret_reaches_the_disk(pieces: list[str], repeat: int) -> None:
+    body = ("".join(pieces) * repeat).encode("utf-8")
+    code, stderr, data = _both(body, None)
+    assert code == 0, stderr
+    _check_written(data, [])
+    for core in SECRET_CORES:
+        assert core[:6].encode() not in data

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from .console import Console
 from .errors import DatarimError, HelpRequested, UsageError
 from .flags import parse_flags
-from .snapshot import write_stage_snapshot
+from .snapshot import save_stage_snapshot, write_stage_snapshot
 from .texts import usage
 from .validate import check_snapshot_file, validate_stage_snapshot
 
@@ -29,7 +29,7 @@ def write_command(argv: Sequence[str], console: Console) -> int:
             "--root --task --stage --command --captured-by --recommended-next --body-file",
             argv,
         )
-        write_stage_snapshot(
+        saved = save_stage_snapshot(
             root=flags["root"],
             task=flags["task"],
             stage=flags["stage"],
@@ -46,6 +46,8 @@ def write_command(argv: Sequence[str], console: Console) -> int:
     except DatarimError as exc:
         console.error(WRITER, exc.message)
         return exc.code
+    if saved is not None and saved[1]:
+        console.error(WRITER, f"redacted {saved[1]} secret(s) before saving")
     return 0
 
 

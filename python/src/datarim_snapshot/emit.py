@@ -22,7 +22,8 @@ from .snapshot import (
     PathLike,
     now_utc,
     publish_snapshot,
-    render_snapshot,
+    redaction_enabled,
+    render_snapshot_counted,
 )
 from .texts import usage
 
@@ -38,6 +39,7 @@ class Emission:
     options: list[str]  # the primary first
     preview: bytes  # the recommended_next and options lines, exactly as in the frontmatter
     path: str | None  # the snapshot written; None for a dry run
+    redactions: int = 0  # secrets saved as [REDACTED] in the body
 
     def json(self) -> bytes:
         return jsonout.dumps(
@@ -82,7 +84,7 @@ def emit_stage_snapshot(
     except OSError:
         raise RefusedError("--response-file is not a readable file") from None
     options = "".join(item + "\n" for item in block.options).encode()
-    content = render_snapshot(
+    content, redacted = render_snapshot_counted(
         task,
         stage,
         command,
@@ -93,6 +95,7 @@ def emit_stage_snapshot(
         body,
         extra=anchor.frontmatter(anchor.probe(os.fspath(root))),
         body_flag="--response-file",
+        redact=redaction_enabled(),
     )
     start = content.index(b"\nrecommended_next: ") + 1
     preview = content[start : content.index(b"\nsize_bytes: ") + 1]
@@ -101,7 +104,7 @@ def emit_stage_snapshot(
         path = None
     else:
         path = publish_snapshot(root, task, content, timeout)
-    return Emission(task, block.recommended_next, block.options, preview, path)
+    return Emission(task, block.recommended_next, block.options, preview, path, redacted)
 
 
 def emit_command(argv: Sequence[str], console: Console) -> int:
@@ -134,4 +137,6 @@ def emit_command(argv: Sequence[str], console: Console) -> int:
         return exc.code
     if emission is not None and emission.path is None:
         console.write(emission.json() if as_json else emission.preview)
+    elif emission is not None and emission.redactions:
+        console.error(PROGRAM, f"redacted {emission.redactions} secret(s) before saving")
     return 0

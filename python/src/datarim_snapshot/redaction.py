@@ -1,6 +1,6 @@
 """The secret redactor, twin of scripts/lib/datarim-redact.awk (same rules, same order).
 
-One interface for every writer (session handoff today, stage snapshots next):
+One interface for every writer (session handoff and stage snapshots):
 ``redact(data) -> (redacted, count)`` or ``redact_lines(lines) -> (lines, count)``.
 Matching uses literal search, single-character classes and explicit loops only,
 so that both implementations agree on every match; the rules are listed in
@@ -243,9 +243,23 @@ def redact_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
     return out, redactor.count
 
 
+# Every rule needs one of these words (any case) in the text: the key names
+# and PEM labels hold "key", "pass", "secret" or "token", the header
+# "authorization", and the tokens start "akia", "asia", "gh", "sk-" or "xox".
+_TRIGGERS = (
+    b"key", b"pass", b"secret", b"token", b"authorization", b"akia", b"asia", b"gh", b"sk-", b"xox",
+)  # fmt: skip
+
+
+def may_hold_secret(data: bytes) -> bool:
+    """False when no rule can match anywhere in data (the text is then not searched)."""
+    low = data.lower()
+    return any(word in low for word in _TRIGGERS)
+
+
 def redact(data: bytes) -> tuple[bytes, int]:
     """data with every secret replaced by [REDACTED], and the number replaced."""
-    if not data:
+    if not may_hold_secret(data):
         return data, 0
     lines, count = redact_lines(data.split(b"\n"))
     return b"\n".join(lines), count

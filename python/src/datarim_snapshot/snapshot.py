@@ -24,7 +24,10 @@ from .rules import (
 )
 
 PathLike = Union[str, "os.PathLike[str]"]
-BODY_READ_LIMIT = CAP
+# The body window: twice the cap, so that what redaction removes is made up
+# from further on; one byte more tells whether the body goes on.
+BODY_WINDOW = 2 * CAP
+BODY_READ_LIMIT = BODY_WINDOW + 1
 OPTIONS_READ_LIMIT = CAP + 1
 
 
@@ -61,11 +64,33 @@ def render_snapshot(
     body: bytes,
     extra: bytes = b"",
     body_flag: str = "--body-file",
+    redact: bool = True,
 ) -> bytes:
     """The snapshot file's bytes. options/body are the first OPTIONS_READ_LIMIT/
     BODY_READ_LIMIT bytes of their files; extra holds pre-rendered optional
-    frontmatter lines. Raises RefusedError naming the first bad input (a bad
-    body by body_flag, the flag that named it)."""
+    frontmatter lines; secrets in the body become [REDACTED] unless redact is
+    False. Raises RefusedError naming the first bad input (a bad body by
+    body_flag, the flag that named it)."""
+    return render_snapshot_counted(
+        task, stage, command, captured_by, recommended_next, captured_at,
+        options, body, extra, body_flag, redact,
+    )[0]  # fmt: skip
+
+
+def render_snapshot_counted(
+    task: str,
+    stage: str,
+    command: str,
+    captured_by: str,
+    recommended_next: str,
+    captured_at: str,
+    options: bytes | None,
+    body: bytes,
+    extra: bytes = b"",
+    body_flag: str = "--body-file",
+    redact: bool = True,
+) -> tuple[bytes, int]:
+    """render_snapshot, and the number of secrets redacted from the body."""
     if not is_stage(_raw(stage)):
         raise RefusedError("invalid --stage (want one of: " + " ".join(STAGES) + ")")
     fault = slash_command_fault(_raw(command))
@@ -99,25 +124,47 @@ def render_snapshot(
     tail_false = b"\ntruncated: false\n" + extra + b"---\n\n"
     tail_true = b"\ntruncated: true\n" + extra + b"---\n\n"
 
+    # The body: its file's first BODY_WINDOW bytes up to a NUL, redacted
+    # before the cap is applied, so that a cut never keeps half a secret.
     body = body[:BODY_READ_LIMIT]
-    nul = body.find(b"\0")
-    text = body if nul < 0 else body[:nul]
+    more = len(body) > BODY_WINDOW
+    window = body[:BODY_WINDOW]
+    nul = window.find(b"\0")
+    text = window if nul < 0 else window[:nul]
+    redacted = 0
+    if redact:
+        from .redaction import redact as redact_secrets
+
+        text, redacted = redact_secrets(text)
+    # The body's size on disk when whole: bytes past a NUL count; a body
+    # longer than the window never fits.
+    whole = CAP + 1 if more else len(text) + (len(body) - nul if nul >= 0 else 0)
     room = CAP - len(head) - len(tail_false) - 4
-    bad_cut = False
-    if len(body) <= room:
-        keep, truncated = len(body), False
+    bad_cut = nul_kept = False
+    if whole <= room:
+        keep, truncated = len(text), False
+        nul_kept = nul >= 0
     else:
         keep = CAP - len(head) - len(tail_true) - 4 - len(MARKER)
         if keep < 0:
             raise RefusedError(f"options leave no room for the body under the {CAP}-byte cap")
-        # Step back over at most three continuation bytes to a character start.
-        steps = 0
-        while steps < 3 and keep > 0 and _is_cont(text, keep):
-            keep -= 1
-            steps += 1
-        bad_cut = _is_cont(text, keep)
         truncated = True
-    fault = utf8_scan(text[:nul]) or "nul" if 0 <= nul < keep else utf8_scan(text[:keep])
+        if nul >= 0 and len(text) < keep:
+            nul_kept = True
+        elif more and nul < 0 and len(text) <= keep:
+            # Redaction shrank the window below the cap: its end would be kept.
+            # Drop its last word, which the window's edge may have split.
+            keep = len(text)
+            while keep > 0 and text[keep - 1] not in b"\n \t\r":
+                keep -= 1
+        else:
+            # Step back over at most three continuation bytes to a character start.
+            steps = 0
+            while steps < 3 and keep > 0 and _is_cont(text, keep):
+                keep -= 1
+                steps += 1
+            bad_cut = _is_cont(text, keep)
+    fault = (utf8_scan(text) or "nul") if nul_kept else utf8_scan(text[:keep])
     if not fault and bad_cut:
         fault = "utf8"
     if fault == "nul":
@@ -128,7 +175,7 @@ def render_snapshot(
     tail = tail_true if truncated else tail_false
     kept = text[:keep] + (MARKER if truncated else b"")
     total = fixed_total(len(head) + len(tail) + len(kept))
-    return head + str(total).encode() + tail + kept
+    return head + str(total).encode() + tail + kept, redacted
 
 
 def now_utc() -> str:
@@ -152,9 +199,29 @@ def write_stage_snapshot(
 ) -> str | None:
     """Writes <root>/datarim/snapshots/<task>.snapshot.md; returns its path (None when disabled).
 
-    Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any
-    of them nothing already on disk has changed.
+    Secrets in the body are saved as [REDACTED] (DATARIM_SNAPSHOT_REDACT=0:
+    kept). Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3);
+    on any of them nothing already on disk has changed.
     """
+    saved = save_stage_snapshot(
+        root, task, stage, command, captured_by, recommended_next, body_file,
+        options_file, captured_at,
+    )  # fmt: skip
+    return None if saved is None else saved[0]
+
+
+def save_stage_snapshot(
+    root: PathLike,
+    task: str,
+    stage: str,
+    command: str,
+    captured_by: str,
+    recommended_next: str,
+    body_file: PathLike,
+    options_file: PathLike | None = None,
+    captured_at: str | None = None,
+) -> tuple[str, int] | None:
+    """write_stage_snapshot, returning the path and the number of secrets redacted."""
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
     timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
@@ -175,10 +242,16 @@ def write_stage_snapshot(
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
     extra = anchor.frontmatter(anchor.probe(os.fspath(root)))
-    content = render_snapshot(
-        task, stage, command, captured_by, recommended_next, stamp, options, body, extra
-    )
-    return publish_snapshot(root, task, content, timeout)
+    content, redacted = render_snapshot_counted(
+        task, stage, command, captured_by, recommended_next, stamp, options, body, extra,
+        redact=redaction_enabled(),
+    )  # fmt: skip
+    return publish_snapshot(root, task, content, timeout), redacted
+
+
+def redaction_enabled() -> bool:
+    """DATARIM_SNAPSHOT_REDACT=0 keeps secrets in snapshot bodies as they are."""
+    return os.environ.get("DATARIM_SNAPSHOT_REDACT") != "0"
 
 
 def publish_snapshot(root: PathLike, task: str, content: bytes, timeout: int) -> str:
