@@ -84,6 +84,23 @@ def main() -> int:
                 ("datarim-snapshot write", f"{cmd_ms:.1f} ms", f"{REFERENCE_MS / cmd_ms:.1f}x")
             )
 
+        # The same call where the workspace is a git work tree: one `git status` more.
+        repo = base / "repo"
+        repo.mkdir()
+        (repo / "README").write_text("bench\n")
+        for git_args in (["init", "-q"], ["add", "README"], ["commit", "-q", "-m", "bench"]):
+            subprocess.run(
+                ["git", "-C", str(repo), "-c", "user.name=bench", "-c", "user.email=b@example.com",
+                 *git_args], check=True, stdout=subprocess.DEVNULL,
+            )  # fmt: skip
+        git_ms = median_ms(lambda: run([str(WRITER), *writer_args(repo, body)]))
+        rows.append(("bash writer, workspace in git", f"{git_ms:.1f} ms", ""))
+        # A body quoting secrets: redaction runs in the renderer's own process.
+        leaky = base / "leaky.md"
+        leaky.write_text(body.read_text() + "token ghp_16C7e42F292c6912E7710c838347Ae178B4a\n" * 5)
+        leaky_ms = median_ms(lambda: run([str(WRITER), *writer_args(root, leaky)]))
+        rows.append(("bash writer, body with 5 secrets", f"{leaky_ms:.1f} ms", ""))
+
         def api_write() -> None:
             write_stage_snapshot(
                 root=str(root), task="BENCH-0001", stage="do", command="/dr-do",

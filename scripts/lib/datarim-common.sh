@@ -6,6 +6,12 @@
 # shell option or trap of the caller changes. Functions return codes; none
 # of them exits the caller's shell.
 
+# External tools run with LC_ALL=C: they print nothing we read, and loading
+# a locale is a measurable part of each start on a writer's hot path.
+#
+# Every library sources this one; the second time costs nothing.
+declare -F dr_lib_dir_into >/dev/null 2>&1 && return 0
+
 # dr_lib_dir_into <var>: sets <var> to this library's absolute directory.
 _dr_define_lib_dir() {
   local src=${BASH_SOURCE[0]} dir quoted
@@ -83,10 +89,52 @@ dr_parse_flags() {
   return 0
 }
 
+# dr_writer_flags <program> <timeout-env> <timeout-var> <spec> <required> "$@":
+# how every writer starts. Parses the flags (dr_parse_flags; the caller
+# declares the opt_* locals), prints the usage for -h/--help, reads the lock
+# timeout from <timeout-env> into <timeout-var> and defaults opt_captured_at
+# to now. Returns 0, or 2 (usage, help included) for the writer to exit with.
+dr_writer_flags() {
+  local dr_wf_status=0 dr_wf_prog=$1 dr_wf_env=$2 dr_wf_var=$3 dr_wf_spec=$4 dr_wf_required=$5
+  shift 5
+  dr_parse_flags "$dr_wf_prog" "$dr_wf_spec" "$dr_wf_required" "$@" || dr_wf_status=$?
+  if [ "$dr_wf_status" -eq 4 ]; then
+    dr_usage "$dr_wf_prog"
+    return 2
+  fi
+  [ "$dr_wf_status" -eq 0 ] || return "$dr_wf_status"
+  dr_lock_timeout "$dr_wf_prog" "$dr_wf_env" "$dr_wf_var" || return 2
+  [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
+}
+
+# dr_lock_timeout <program> <env-name> <out-var>: the lock timeout in seconds
+# from <env-name> (unset or empty: 60); reports and returns 1 when it is not
+# a whole number.
+dr_lock_timeout() {
+  dr_seconds_env "$2" 60 "$3" && return 0
+  dr_err "$1" "$2 must be a whole number of seconds"
+  return 1
+}
+
+# dr_readable_file <program> <flag> <path>: 0 when <path> is a readable
+# regular file; else reports "<flag> is not a readable file" and returns 1.
+dr_readable_file() {
+  [ -f "$3" ] && [ -r "$3" ] && return 0
+  dr_err "$1" "$2 is not a readable file"
+  return 1
+}
+
 # dr_task_id_ok <id>: the task-ID rule; nothing with / . whitespace or controls passes.
 dr_task_id_ok() {
   local LC_ALL=C re='^[ABCDEFGHIJKLMNOPQRSTUVWXYZ][ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-]+-[0123456789]{4,5}(-[ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]+)*$'
   [ ${#1} -le 128 ] && [[ $1 =~ $re ]]
+}
+
+# dr_check_task_flag <program> <id>: dr_task_id_ok, reporting a bad --task.
+dr_check_task_flag() {
+  dr_task_id_ok "$2" && return 0
+  dr_err "$1" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+  return 1
 }
 
 # dr_seconds_env <var-name> <default> <out-var>: a whole number of seconds from
@@ -184,7 +232,7 @@ dr_artifact_dir() {
     return 1
   fi
   [ -d "$2" ] && return 0
-  if ! mkdir -p -- "${2%/*}" 2>/dev/null || ! mkdir -m 700 -- "$2" 2>/dev/null; then
+  if ! LC_ALL=C mkdir -p -- "${2%/*}" 2>/dev/null || ! LC_ALL=C mkdir -m 700 -- "$2" 2>/dev/null; then
     [ -d "$2" ] && [ ! -L "$2" ] && return 0 # a concurrent writer made it
     dr_err "$1" "cannot create datarim/${2##*/}"
     return 1
@@ -326,7 +374,7 @@ dr_lock_acquire() {
   dr_host_name host
   record="pid=$pid"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n'
   while :; do
-    if mkdir -m 700 -- "$lock" 2>/dev/null; then
+    if LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null; then
       status=0
       dr_lock_commit "$lock" "$record" || status=$?
       [ "$status" -eq 0 ] && return 0
@@ -358,7 +406,8 @@ dr_lock_acquire() {
 # dr_lock_release <lock-dir>: removes the lock with whatever is in it. Tries
 # again when a waiter that had moved our owner file aside puts it back meanwhile.
 dr_lock_release() {
-  rm -rf -- "$1" 2>/dev/null || rm -rf -- "$1" 2>/dev/null || rm -rf -- "$1" 2>/dev/null || :
+  LC_ALL=C rm -rf -- "$1" 2>/dev/null || LC_ALL=C rm -rf -- "$1" 2>/dev/null ||
+    LC_ALL=C rm -rf -- "$1" 2>/dev/null || :
 }
 
 # dr_publish <program> <dir> <name> <tmp-tag> <content>: writes <content> to a
@@ -383,7 +432,7 @@ dr_publish() {
   (
     umask 077
     printf '%s' "$5" >"$tmp" || exit 90
-    exec sync -- "$tmp"
+    LC_ALL=C exec sync -- "$tmp"
   ) 2>/dev/null || status=$?
   if [ "$status" -eq 90 ]; then
     rm -f -- "$tmp" 2>/dev/null || :
@@ -392,7 +441,7 @@ dr_publish() {
   fi
   [ "$status" -eq 0 ] || sync || :
   if [ -L "$target" ]; then rm -f -- "$target" 2>/dev/null || :; fi
-  if ! mv -f -- "$tmp" "$target" 2>/dev/null; then
+  if ! LC_ALL=C mv -f -- "$tmp" "$target" 2>/dev/null; then
     rm -f -- "$tmp" 2>/dev/null || :
     dr_err "$prog" "cannot rename the temporary file over ${target#"${dir%/*/*}"/}"
     return 1

@@ -93,31 +93,16 @@ write_session_handoff() {
   local tasks_text tasks_len tasks_nul body_text body_len body_nul
   local old_text old_len old_nul now_text now_len now_nul
   local new_block new_redacted new_next_action new_tasks
-  dr_parse_flags "$prog" \
+  dr_writer_flags "$prog" DR_SESSION_LOCK_TIMEOUT timeout \
     "--root= --session= --captured-by= --recommended-next= --next-action= --active-tasks-file= --body-file= --captured-at=" \
-    "--root --session --captured-by --recommended-next --next-action --active-tasks-file --body-file" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage session-handoff-writer
-    return 2
-  fi
-  [ "$status" -eq 0 ] || return "$status"
-  if ! dr_seconds_env DR_SESSION_LOCK_TIMEOUT 60 timeout; then
-    dr_err "$prog" "DR_SESSION_LOCK_TIMEOUT must be a whole number of seconds"
-    return 2
-  fi
+    "--root --session --captured-by --recommended-next --next-action --active-tasks-file --body-file" "$@" ||
+    return $?
   if ! dr_session_id_ok "$opt_session"; then
     dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
     return 1
   fi
-  [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
-  if [ ! -f "$opt_active_tasks_file" ] || [ ! -r "$opt_active_tasks_file" ]; then
-    dr_err "$prog" "--active-tasks-file is not a readable file"
-    return 1
-  fi
-  if [ ! -f "$opt_body_file" ] || [ ! -r "$opt_body_file" ]; then
-    dr_err "$prog" "--body-file is not a readable file"
-    return 1
-  fi
+  dr_readable_file "$prog" --active-tasks-file "$opt_active_tasks_file" || return 1
+  dr_readable_file "$prog" --body-file "$opt_body_file" || return 1
   dr_resolve_root "$prog" "$opt_root" root || return 1
   dir=$root/datarim/sessions
   name=$opt_session.session.md

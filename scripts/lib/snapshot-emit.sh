@@ -57,32 +57,16 @@ emit_parse_cta() {
 # stage's own last step is what calls this.
 emit_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local LC_ALL=C prog=emit-stage-snapshot status=0 timeout content content_redacted root preview anchor
+  local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview anchor
   local nl=$'\n'
   local cta_next='' cta_json='' cta_options=''
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''
   local opt_captured_by=agent opt_captured_at='' opt_dry_run='' opt_json=''
-  dr_parse_flags "$prog" \
+  dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
     "--root= --task= --stage= --command= --response-file= --captured-by= --captured-at= --dry-run --json" \
-    "--root --task --stage --command --response-file" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage emit-stage-snapshot
-    return 2
-  fi
-  [ "$status" -eq 0 ] || return "$status"
-  if ! dr_seconds_env DR_SNAPSHOT_LOCK_TIMEOUT 60 timeout; then
-    dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
-    return 2
-  fi
-  if ! dr_task_id_ok "$opt_task"; then
-    dr_err "$prog" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
-    return 1
-  fi
-  [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
-  if [ ! -f "$opt_response_file" ] || [ ! -r "$opt_response_file" ]; then
-    dr_err "$prog" "--response-file is not a readable file"
-    return 1
-  fi
+    "--root --task --stage --command --response-file" "$@" || return $?
+  dr_check_task_flag "$prog" "$opt_task" || return 1
+  dr_readable_file "$prog" --response-file "$opt_response_file" || return 1
   emit_parse_cta "$prog" "$opt_response_file" "$opt_task" cta || return 1
   git_anchor_probe "$opt_root" anchor
   snapshot_render_core content "$prog" "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \

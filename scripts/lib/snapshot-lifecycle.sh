@@ -200,10 +200,7 @@ lifecycle_archive_main() {
     dr_err "$prog" "invalid --area (want one path segment: letters, digits, '.', '_' or '-', at most 64)"
     return 3
   fi
-  if ! dr_seconds_env DR_SNAPSHOT_LOCK_TIMEOUT 60 timeout; then
-    dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
-    return 3
-  fi
+  dr_lock_timeout "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout || return 3
   resume_find_root "$prog" "$opt_root" root || return 3
   dr_resolve_root "$prog" "$root" root || return 1
   dir=$root/datarim/snapshots

@@ -67,12 +67,9 @@ resume_find_root() {
 resume_pick_task() {
   local prog=$1 active count=0 id IFS=$' \t\n'
   if [ -n "$3" ]; then
-    if dr_task_id_ok "$3"; then
-      printf -v "$4" '%s' "$3"
-      return 0
-    fi
-    [ -n "${5:-}" ] || dr_err "$prog" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
-    return 3
+    if [ -n "${5:-}" ]; then dr_task_id_ok "$3"; else dr_check_task_flag "$prog" "$3"; fi || return 3
+    printf -v "$4" '%s' "$3"
+    return 0
   fi
   resume_active_tasks "$2" active
   for id in $active; do count=$((count + 1)); done

@@ -99,10 +99,7 @@ check_stage_snapshot() {
     dr_err "$prog" "missing required flag(s): --task"
     return 3
   fi
-  if ! dr_task_id_ok "$opt_task"; then
-    dr_err "$prog" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
-    return 3
-  fi
+  dr_check_task_flag "$prog" "$opt_task" || return 3
   if [ -n "$opt_root" ]; then
     if [ ! -d "$opt_root" ]; then
       dr_err "$prog" "--root is not a directory"

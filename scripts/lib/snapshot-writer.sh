@@ -86,34 +86,15 @@ snapshot_publish() {
 # 0 written (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
 write_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local prog=snapshot-writer status=0 timeout content content_redacted anchor
+  local prog=snapshot-writer timeout content content_redacted anchor
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
   local opt_body_file='' opt_options_file='' opt_captured_at=''
-  dr_parse_flags "$prog" \
+  dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
     "--root= --task= --stage= --command= --captured-by= --recommended-next= --body-file= --options-file= --captured-at=" \
-    "--root --task --stage --command --captured-by --recommended-next --body-file" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage snapshot-writer
-    return 2
-  fi
-  [ "$status" -eq 0 ] || return "$status"
-  if ! dr_seconds_env DR_SNAPSHOT_LOCK_TIMEOUT 60 timeout; then
-    dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
-    return 2
-  fi
-  if ! dr_task_id_ok "$opt_task"; then
-    dr_err "$prog" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
-    return 1
-  fi
-  [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
-  if [ -n "$opt_options_file" ] && { [ ! -f "$opt_options_file" ] || [ ! -r "$opt_options_file" ]; }; then
-    dr_err "$prog" "--options-file is not a readable file"
-    return 1
-  fi
-  if [ ! -f "$opt_body_file" ] || [ ! -r "$opt_body_file" ]; then
-    dr_err "$prog" "--body-file is not a readable file"
-    return 1
-  fi
+    "--root --task --stage --command --captured-by --recommended-next --body-file" "$@" || return $?
+  dr_check_task_flag "$prog" "$opt_task" || return 1
+  if [ -n "$opt_options_file" ]; then dr_readable_file "$prog" --options-file "$opt_options_file" || return 1; fi
+  dr_readable_file "$prog" --body-file "$opt_body_file" || return 1
   git_anchor_probe "$opt_root" anchor
   snapshot_render content "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
     "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" '' "$anchor" || return 1
