@@ -11,9 +11,19 @@
 # Needs datarim-rules.awk, datarim-redact.awk and git-anchor.awk before it on
 # the awk command line.
 
-# Byte i of arr[1..n] is a UTF-8 continuation byte (past n: the NUL, not one).
-function is_cont(arr, i, n) {
-    return i <= n && arr[i] >= 128 && arr[i] <= 191
+# Byte i of s is a UTF-8 continuation byte (past the end: none is).
+function is_cont(s, i,    b) {
+    b = ORD[substr(s, i, 1)]
+    return b >= 128 && b <= 191
+}
+
+# The fault utf8_scan finds in the first n bytes of s ("" when none). Text of
+# tabs, line ends and printable ASCII, the common case, needs no byte array.
+function body_fault(s, n,    arr) {
+    s = substr(s, 1, n)
+    if (s !~ /[^\t\n\r -~]/) return ""
+    str_bytes(s, arr)
+    return utf8_scan(arr, 1, n, 0, 0)
 }
 
 function refuse(msg) {
@@ -88,8 +98,6 @@ BEGIN {
         redacted = REDACT_COUNT
     }
     ntext = length(text)
-    # Only the bytes that can be kept (and the one after them) are looked at.
-    str_bytes(substr(text, 1, CAP + 1), body)
     # The body's size on disk when whole: bytes past a NUL count; a body
     # longer than the window never fits.
     whole = more ? CAP + 1 : ntext + (nul >= 0 ? nbody - nul : 0)
@@ -109,17 +117,17 @@ BEGIN {
             # Redaction shrank the window below the cap: its end would be kept.
             # Drop its last word, which the window's edge may have split.
             keep = ntext
-            while (keep > 0 && body[keep] != 10 && body[keep] != 32 && body[keep] != 9 && body[keep] != 13) keep--
+            while (keep > 0 && index("\n \t\r", substr(text, keep, 1)) == 0) keep--
         } else {
             # Step back over at most three continuation bytes to a character start.
-            for (k = 0; k < 3 && keep > 0 && is_cont(body, keep + 1, ntext); k++) keep--
-            bad_cut = is_cont(body, keep + 1, ntext)
+            for (k = 0; k < 3 && keep > 0 && is_cont(text, keep + 1); k++) keep--
+            bad_cut = is_cont(text, keep + 1)
         }
     }
     if (nul_kept) {
-        fault = utf8_scan(body, 1, ntext, 0, 0)
+        fault = body_fault(text, ntext)
         if (fault == "") fault = "nul"
-    } else fault = utf8_scan(body, 1, keep, 0, 0)
+    } else fault = body_fault(text, keep)
     if (fault == "" && bad_cut) fault = "utf8"
     if (fault == "nul") refuse(ENVIRON["DR_BODY_FLAG"] " holds a NUL byte")
     if (fault != "") refuse(ENVIRON["DR_BODY_FLAG"] " is not valid UTF-8")
