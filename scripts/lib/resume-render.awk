@@ -7,7 +7,7 @@
 #          DR_BUDGET   hook only: the most characters additionalContext may hold
 #          DR_STAGE DR_CAPTURED_AT DR_NEXT DR_CTA DR_TRUNCATED, and DR_OPTIONS
 #                      (the items, each followed by LF): a snapshot's fields
-#          DR_DRIFT    a snapshot's drift facts (git_anchor_drift), or empty
+#          DR_DRIFT    a snapshot's drift facts (git_drift_facts), or empty
 # stdin:   frames "<name>\n<byte length>\n<bytes>\n": for a snapshot one, the
 #          resume text; for legacy one per document, named by its path.
 # Prints the output and then "." (so a shell capture keeps final newlines);
@@ -71,7 +71,7 @@ function json_or_null(s) {
     return s == "" ? "null" : json_string(s)
 }
 
-# ",\"drift\":{...}" for git_anchor_drift's eight lines; "" when there are none.
+# ",\"drift\":{...}" for git_drift_facts's eight lines; "" when there are none.
 function drift_json(facts,    F) {
     if (facts == "") return ""
     split(facts, F, "\n")

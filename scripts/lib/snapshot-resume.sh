@@ -18,6 +18,8 @@ _resume_load() {
   . "$dir/snapshot-validator.sh"
   # shellcheck source=scripts/lib/replay-render.sh
   . "$dir/replay-render.sh"
+  # shellcheck source=scripts/lib/git-drift.sh
+  . "$dir/git-drift.sh"
 }
 _resume_load
 unset -f _resume_load
@@ -161,11 +163,11 @@ resume_options_listing() {
 
 # resume_snapshot_text <cta> <body> <drift> <out-var>: the text a resume
 # hands over for a valid snapshot: the drift notice when the code moved on
-# since the snapshot (<drift>: git_anchor_drift's facts), then the one
+# since the snapshot (<drift>: git_drift_facts's facts), then the one
 # replay prompt.
 resume_snapshot_text() {
   local notice prompt
-  git_anchor_notice "$3" notice
+  git_drift_notice "$3" notice
   replay_render_prompt "$1" "$2" prompt
   printf -v "$4" '%s%s' "$notice" "$prompt"
 }
@@ -218,7 +220,7 @@ resume_emit() {
   local text frames='' drift
   if [ -n "$4" ]; then
     # shellcheck disable=SC2154 # rs_* are the caller's snapshot fields
-    git_anchor_drift "$2" "$rs_extra" drift
+    git_drift_facts "$2" "$rs_extra" drift
     resume_snapshot_text "$4" "$rs_body" "$drift" text
     if [ "$1" = text ]; then
       printf '%s' "$text"

@@ -1,5 +1,5 @@
-"""Git anchoring of stage snapshots, the twin of scripts/lib/git-anchor.sh and
-scripts/lib/git-anchor.awk (README "Trust: redaction and drift").
+"""Git anchoring of stage snapshots, the twin of scripts/lib/git-anchor.sh,
+scripts/lib/git-drift.sh and scripts/lib/git-anchor.awk (README "Trust: redaction and drift").
 
 The writer records where the code stood (HEAD, branch, dirty) as optional
 frontmatter fields after ``truncated``; on replay, a notice says when HEAD has
