@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: all test lint bats bats-busybox pytest demo bench bench-load fuzz venv clean
+.PHONY: all test suites lint bats bats-busybox pytest demo bench bench-load fuzz venv clean
 
 all: test
 
@@ -16,9 +16,14 @@ $(STAMP): python/pyproject.toml
 
 venv: $(STAMP)
 
-## make test: lint (shellcheck, mypy, ruff, portability), the bats suite (also
-## with BusyBox tools), the pytest suite.
-test: lint bats bats-busybox pytest
+## make test: lint (shellcheck, mypy, ruff, portability), then the bats suite,
+## the bats suite with BusyBox tools and the pytest suite side by side (one
+## job a core; each one's output is printed whole when it ends).
+test: lint
+	@echo "bats, bats-busybox and pytest running side by side; output follows as each ends"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target suites
+
+suites: bats bats-busybox pytest
 
 lint: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/lint.sh
