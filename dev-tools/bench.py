@@ -20,6 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 WRITER = REPO / "dev-tools" / "snapshot-writer-wrapper.sh"
 CHECKER = REPO / "dev-tools" / "check-stage-snapshot-on-exit.sh"
+FLOOR = REPO / "dev-tools" / "bench-floor.sh"
 REFERENCE_MS = 50.0
 RUNS = int(os.environ.get("BENCH_RUNS", "30"))
 
@@ -73,6 +74,12 @@ def main() -> int:
         rows.append(
             ("bash writer, one call", f"{bash_ms:.1f} ms", f"{REFERENCE_MS / bash_ms:.1f}x")
         )
+        # The floor under any bash implementation of the contract (see the script).
+        floor_ms = median_ms(lambda: run([str(FLOOR), str(base)]))
+        rows.append(
+            ("  floor: bash + the 5 tools, no logic", f"{floor_ms:.1f} ms",
+             f"{REFERENCE_MS / floor_ms:.1f}x")
+        )  # fmt: skip
         py_ms = median_ms(lambda: run([*python_cmd, *writer_args(root, body)]))
         rows.append(
             ("python -m datarim_snapshot write", f"{py_ms:.1f} ms", f"{REFERENCE_MS / py_ms:.1f}x")
