@@ -7,7 +7,8 @@ contract, the same bytes, the same exit codes.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False
 
 # Names load on first use: `datarim-snapshot <subcommand>` imports only what it runs.
 _EXPORTS = {
@@ -51,6 +52,8 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .emit import Emission, emit_stage_snapshot
     from .errors import (
         DatarimError,

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
-from typing import BinaryIO, Callable
 
 from .console import Console
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import BinaryIO, Callable
 
 # subcommand -> (module, function, the shell entry point it mirrors). Modules
 # load on demand so a call pays only for what it runs.

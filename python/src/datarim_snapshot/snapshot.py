@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Union
 
 from . import anchor, fsops
 from .errors import RefusedError
@@ -23,7 +22,11 @@ from .rules import (
     yaml_quote,
 )
 
-PathLike = Union[str, "os.PathLike[str]"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a command milliseconds at run time
+    from typing import Union
+
+    PathLike = Union[str, "os.PathLike[str]"]
 BODY_READ_LIMIT = CAP
 OPTIONS_READ_LIMIT = CAP + 1
 
