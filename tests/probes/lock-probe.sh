@@ -4,7 +4,9 @@
 # Prints "held" once it holds the lock. While holding, it makes <marker>
 # (mkdir fails if another holder is inside: prints VIOLATION, exit 9); before
 # releasing it checks that the lock's owner file is still its own (else LOST,
-# exit 8). Exit codes of dr_lock_acquire otherwise (1, 3).
+# exit 8); an absent one is read again for a second or two, since a waiter that
+# judged a stale record moves it aside for a moment before it puts it back.
+# Exit codes of dr_lock_acquire otherwise (1, 3).
 set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/datarim-common.sh
@@ -19,7 +21,12 @@ sleep "$3"
 if [ "$marker" != - ]; then rmdir "$marker"; fi
 dr_process_start "${BASHPID:-$$}" start
 dr_host_name host
-dr_lock_read_owner "$lock" seen || seen=
+began=$SECONDS
+until dr_lock_read_owner "$lock" seen; do
+  seen=
+  [ $((SECONDS - began)) -lt 2 ] || break
+  sleep 0.005 2>/dev/null || sleep 1
+done
 if [ "$seen" != "pid=${BASHPID:-$$}"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n' ]; then
   echo LOST
   exit 8

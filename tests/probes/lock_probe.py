@@ -29,11 +29,23 @@ def main(lock: str, timeout: str, hold: str, marker: str) -> int:
     time.sleep(float(hold))
     if marker != "-":
         os.rmdir(marker)
-    if fsops.read_owner(lock) != fsops.owner_record():
+    if not still_ours(lock):
         print("LOST", flush=True)
         return 8
     fsops.release_lock(lock)
     return 0
+
+
+def still_ours(lock: str) -> bool:
+    """The owner file holds our record. A waiter that judged a stale record may
+    have moved it aside for a moment (take_over puts back what is not the record
+    it judged): an absent file is read again for up to a second."""
+    deadline = time.monotonic() + 1
+    seen = fsops.read_owner(lock)
+    while seen is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+        seen = fsops.read_owner(lock)
+    return seen == fsops.owner_record()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from datarim_snapshot import (
+    Emission,
     LockBusyError,
     MalformedError,
     MissingError,
@@ -123,3 +124,22 @@ def test_every_exported_name_is_the_api_object_whatever_was_imported_first() -> 
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == ""
+
+
+def test_results_are_values_compared_and_printed_field_by_field() -> None:
+    data = render_snapshot(
+        "TUNE-0254", "qa", "/dr-qa", "operator", "/dr-archive", "2026-05-21T13:45:00Z",
+        None, b"body\n",
+    )  # fmt: skip
+    first, second = check_snapshot_bytes(data, "TUNE-0254"), check_snapshot_bytes(data, "TUNE-0254")
+    assert first == second and first is not second
+    assert repr(first).startswith("StageSnapshot(task_id='TUNE-0254', stage=b'qa', command=")
+    assert first.extra == {} and first.options == []
+    with pytest.raises(TypeError):
+        hash(first)
+    second.truncated = True
+    assert first != second
+    emission = Emission("TUNE-0254", "/dr-qa", ["/dr-qa TUNE-0254"], b"", None)
+    assert emission == Emission("TUNE-0254", "/dr-qa", ["/dr-qa TUNE-0254"], b"", None)
+    with pytest.raises(AttributeError):
+        emission.path = "elsewhere"

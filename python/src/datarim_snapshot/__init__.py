@@ -6,8 +6,7 @@ contract, the same bytes, the same exit codes.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False
 
 # Names load on first use: `datarim-snapshot <subcommand>` imports only what it runs.
 _EXPORTS = {
@@ -45,12 +44,16 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'datarim_snapshot' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    from importlib import import_module  # here: a command never needs it
+
+    value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value
 
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .emit import Emission, emit_stage_snapshot
     from .errors import (
         DatarimError,

@@ -9,18 +9,19 @@ moved on since. ``DATARIM_SNAPSHOT_GIT=0`` turns all of it off (no git call).
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-from collections.abc import Mapping
-from dataclasses import dataclass
 
 from .errors import DatarimError
 from .fsops import resolve_root
-from .rules import utf8_scan, yaml_quote
+from .records import Record
+from .rules import pattern, utf8_scan, yaml_quote
 from .texts import text_bytes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 FIELDS = ("git_head", "git_branch", "git_dirty")
-_SHA = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
+_HEX = b"0123456789abcdef"
 # What a calling git hook may leave in the environment; the probe must look at
 # the repository of the workspace root, not the hook's.
 _GIT_ENV = (
@@ -35,23 +36,46 @@ _GIT_ENV = (
 )
 
 
-@dataclass
-class Anchor:
-    head: bytes
-    branch: bytes  # empty: HEAD was detached
-    dirty: bool
+class Anchor(Record):
+    __slots__ = ("head", "branch", "dirty")
+
+    def __init__(self, head: bytes, branch: bytes, dirty: bool) -> None:
+        self.head = head
+        self.branch = branch  # empty: HEAD was detached
+        self.dirty = dirty
 
 
-@dataclass
-class Drift:
-    recorded_head: bytes
-    recorded_branch: bytes
-    recorded_dirty: bool
-    current_head: bytes
-    current_branch: bytes  # empty: HEAD is detached
-    relation: str  # ahead, apart or missing
-    ahead: int | None  # commits only on HEAD's side
-    behind: int | None  # commits only on the recorded side
+class Drift(Record):
+    __slots__ = (
+        "recorded_head",
+        "recorded_branch",
+        "recorded_dirty",
+        "current_head",
+        "current_branch",
+        "relation",
+        "ahead",
+        "behind",
+    )
+
+    def __init__(
+        self,
+        recorded_head: bytes,
+        recorded_branch: bytes,
+        recorded_dirty: bool,
+        current_head: bytes,
+        current_branch: bytes,
+        relation: str,
+        ahead: int | None,
+        behind: int | None,
+    ) -> None:
+        self.recorded_head = recorded_head
+        self.recorded_branch = recorded_branch
+        self.recorded_dirty = recorded_dirty
+        self.current_head = current_head
+        self.current_branch = current_branch  # empty: HEAD is detached
+        self.relation = relation  # ahead, apart or missing
+        self.ahead = ahead  # commits only on HEAD's side
+        self.behind = behind  # commits only on the recorded side
 
 
 def field_rank(key: str) -> int:
@@ -60,7 +84,8 @@ def field_rank(key: str) -> int:
 
 
 def sha_ok(value: bytes) -> bool:
-    return _SHA.match(value) is not None
+    """A full commit ID: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits."""
+    return len(value) in (40, 64) and not value.translate(None, _HEX)
 
 
 def branch_ok(value: bytes) -> bool:
@@ -102,6 +127,8 @@ def work_tree(root: str) -> str | None:
 
 def _git(directory: str, *args: str) -> bytes | None:
     """git's stdout on the repository of directory, or None when it fails."""
+    import subprocess  # here: a workspace outside git never pays for it
+
     env: Mapping[str, str] = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
     try:
         done = subprocess.run(
@@ -189,13 +216,15 @@ def _where(sha: bytes, branch: bytes, dirty: bool) -> bytes:
     return sha + b" (" + where + b")"
 
 
-_PLACEHOLDER = re.compile(rb"\{([a-z_]+)\}")
+_PLACEHOLDER = rb"\{([a-z_]+)\}"
 
 
 def _fill(template: bytes, values: Mapping[bytes, bytes]) -> bytes:
     """template with every {name} replaced by its value in one pass: a value is
     never read again, so a branch called "{current}" stays as it is."""
-    return _PLACEHOLDER.sub(lambda match: values.get(match.group(1), match.group(0)), template)
+    return pattern(_PLACEHOLDER).sub(
+        lambda match: values.get(match.group(1), match.group(0)), template
+    )
 
 
 def notice(facts: Drift | None) -> bytes:

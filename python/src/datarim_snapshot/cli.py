@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import BinaryIO, Callable
 
 from .console import Console
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import BinaryIO, Callable
 
 # subcommand -> (module, function, the shell entry point it mirrors). Modules
 # load on demand so a call pays only for what it runs.
@@ -55,7 +57,9 @@ def main(
         console.err.write(USAGE.encode() + b"Subcommands:\n" + listing.encode())
         return 2
     module_name, function_name, _ = COMMANDS[args[0]]
-    module = importlib.import_module(f"datarim_snapshot.{module_name}")
+    # __import__ rather than importlib.import_module: the console script has not
+    # loaded importlib (about 1 ms); with a fromlist it returns the submodule.
+    module = __import__(f"datarim_snapshot.{module_name}", fromlist=[function_name])
     command: Callable[[Sequence[str], Console], int] = getattr(module, function_name)
     return command(args[1:], console)
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from collections.abc import Sequence
 
-from .console import Console
 from .errors import DatarimError, HelpRequested, UsageError
 from .flags import parse_flags
-from .snapshot import save_stage_snapshot, write_stage_snapshot
 from .texts import usage
-from .validate import check_snapshot_file, validate_stage_snapshot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .console import Console
 
 WRITER = "snapshot-writer"
 CHECKER = "check-stage-snapshot"
@@ -22,6 +22,9 @@ def write_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-writer-wrapper.sh."""
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return 0
+    # Each command imports what it runs here: a write never loads the validator.
+    from .snapshot import save_stage_snapshot
+
     try:
         flags = parse_flags(
             "--root= --task= --stage= --command= --captured-by= --recommended-next= "
@@ -53,6 +56,8 @@ def write_command(argv: Sequence[str], console: Console) -> int:
 
 def check_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, output and exit codes as dev-tools/check-stage-snapshot-on-exit.sh."""
+    from .validate import validate_stage_snapshot
+
     try:
         flags = parse_flags("--task= --root= --validate-frontmatter --self-test", "", argv)
         if flags.get("self_test"):
@@ -74,6 +79,12 @@ def check_command(argv: Sequence[str], console: Console) -> int:
 
 def self_test(console: Console) -> int:
     """Writes, checks and breaks a snapshot in a scratch root."""
+    import shutil
+    import tempfile
+
+    from .snapshot import write_stage_snapshot
+    from .validate import check_snapshot_file
+
     scratch = tempfile.mkdtemp()
     path = os.path.join(scratch, "datarim", "snapshots", "SELF-0001.snapshot.md")
     ok = True
@@ -108,6 +119,8 @@ def self_test(console: Console) -> int:
 
 
 def _fails_with(path: str, code: int) -> bool:
+    from .validate import check_snapshot_file
+
     try:
         check_snapshot_file(path, "SELF-0001")
     except DatarimError as exc:

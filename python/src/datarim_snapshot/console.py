@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import io
 import sys
-from typing import BinaryIO, TextIO
 
 from .rules import shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO, TextIO
 
 
 def _binary(stream: TextIO | None) -> BinaryIO:

@@ -8,12 +8,13 @@ the list of other tasks, which is no part of this task's options.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-
 from .errors import RefusedError
+from .records import Record
 from .rules import CAP, slash_command_fault, task_id_ok, utf8_scan
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 HEADERS = tuple(
     h.encode() for h in ("**Следующий шаг — ", "**QA failed для ", "**Expectations BLOCKED для ")
@@ -28,33 +29,38 @@ MAX_OPTIONS = 5
 _SEP = SEP.encode()
 _PRIMARY = PRIMARY.encode()
 _ALTERNATIVE = ALTERNATIVE.encode()
-_ID = re.compile(rb"[A-Za-z0-9-]+")
-_OPTION = re.compile(rb"[0-9]+\. ")
+_ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 
 
-@dataclass(frozen=True)
-class CtaBlock:
+class CtaBlock(Record):
     """What a snapshot takes from the block: recommended_next and its options lines."""
 
-    recommended_next: str
-    options: list[str]  # "<command and args> | <purpose>" or plain text; the primary first
+    __slots__ = ("recommended_next", "options")
+
+    def __init__(self, recommended_next: str, options: list[str]) -> None:
+        self.recommended_next = recommended_next
+        self.options = options  # "<command and args> | <purpose>" or plain text; primary first
 
 
-@dataclass
-class _Scan:
-    stage_id: bytes = b""
-    found: bool = False
-    header_id: bytes = b""
-    count: int = 0
-    options: list[bytes] | None = None
+class _Scan(Record):
+    __slots__ = ("stage_id", "found", "header_id", "count", "options")
+
+    def __init__(self) -> None:
+        self.stage_id = b""
+        self.found = False
+        self.header_id = b""
+        self.count = 0
+        self.options: list[bytes] | None = None
 
 
-@dataclass(frozen=True)
-class _Option:
-    text: bytes
-    command: bytes | None  # None: a plain-text option
-    primary: bool
-    item: bytes  # its options line
+class _Option(Record):
+    __slots__ = ("text", "command", "primary", "item")
+
+    def __init__(self, text: bytes, command: bytes | None, primary: bool, item: bytes) -> None:
+        self.text = text
+        self.command = command  # None: a plain-text option
+        self.primary = primary
+        self.item = item  # its options line
 
 
 def _lines(path: str) -> Iterator[bytes]:
@@ -71,8 +77,10 @@ def _header_id(line: bytes) -> bytes | None:
     """The task ID a CTA header line names (b"" when none); None for any other line."""
     for head in HEADERS:
         if line.startswith(head):
-            match = _ID.match(line, len(head))
-            return match.group(0) if match else b""
+            end = start = len(head)
+            while end < len(line) and line[end] in _ID_BYTES:  # [A-Za-z0-9-]*
+                end += 1
+            return line[start:end]
     return None
 
 
@@ -81,6 +89,12 @@ def _stage_header_id(line: bytes) -> bytes:
         return b""
     end = line.find(MIDDOT)
     return line[2:end] if end >= 0 else b""
+
+
+def _numbered(line: bytes) -> bool:
+    """line starts with digits, a dot and a space ("12. ...")."""
+    dot = line.find(b". ")
+    return dot > 0 and line[:dot].isdigit()
 
 
 def _scan(path: str) -> _Scan:
@@ -98,7 +112,7 @@ def _scan(path: str) -> _Scan:
                 state = "closed"
             elif line.startswith(OTHER_TASKS):
                 state = "other-tasks"
-            elif _OPTION.match(line) and scan.options is not None:
+            elif _numbered(line) and scan.options is not None:
                 scan.count += 1
                 if scan.count <= MAX_OPTIONS:
                     scan.options.append(line[line.index(b". ") + 2 :])

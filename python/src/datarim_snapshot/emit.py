@@ -8,18 +8,15 @@ whole answer as the body.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 from . import anchor, fsops, jsonout
-from .console import Console
 from .cta import read_cta
 from .errors import DatarimError, HelpRequested, RefusedError
 from .flags import parse_flags
+from .records import FrozenRecord
 from .rules import task_id_ok
 from .snapshot import (
     BODY_READ_LIMIT,
-    PathLike,
     now_utc,
     publish_snapshot,
     redaction_enabled,
@@ -27,19 +24,44 @@ from .snapshot import (
 )
 from .texts import usage
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .console import Console
+    from .snapshot import PathLike
+
 PROGRAM = "emit-stage-snapshot"
 
 
-@dataclass(frozen=True)
-class Emission:
+class Emission(FrozenRecord):
     """What was written, or with dry_run what would be."""
 
+    __slots__ = ("task_id", "recommended_next", "options", "preview", "path", "redactions")
     task_id: str
     recommended_next: str
     options: list[str]  # the primary first
     preview: bytes  # the recommended_next and options lines, exactly as in the frontmatter
     path: str | None  # the snapshot written; None for a dry run
-    redactions: int = 0  # secrets saved as [REDACTED] in the body
+    redactions: int  # secrets saved as [REDACTED] in the body
+
+    def __init__(
+        self,
+        task_id: str,
+        recommended_next: str,
+        options: list[str],
+        preview: bytes,
+        path: str | None,
+        redactions: int = 0,
+    ) -> None:
+        self._init(
+            task_id=task_id,
+            recommended_next=recommended_next,
+            options=options,
+            preview=preview,
+            path=path,
+            redactions=redactions,
+        )
 
     def json(self) -> bytes:
         return jsonout.dumps(

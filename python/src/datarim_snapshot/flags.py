@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from .errors import HelpRequested, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]:

@@ -6,10 +6,12 @@ broken rule raises MalformedError with the message the shell prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from .errors import MalformedError
 from .rules import shown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 class Lines:

@@ -21,16 +21,17 @@ artefact exclude each other:
 from __future__ import annotations
 
 import os
-import random
-import re
-import shutil
-import socket
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 
 from .errors import LockBusyError, RefusedError, UsageError
+from .rules import pattern
+
+# No random, socket, shutil or contextlib here: importing them would cost every
+# write some 10 ms, more than the write itself (README "Speed").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 POLL_SECONDS = 0.02
 # A lock seen without a complete owner record for this long is orphaned.
@@ -118,7 +119,13 @@ def _proc_stat_fields(pid: int) -> list[str] | None:
 
 
 def host_name() -> str:
-    return socket.gethostname()
+    """The kernel's host name: uname's nodename, what socket.gethostname() returns."""
+    return os.uname().nodename
+
+
+def random15() -> int:
+    """A random number in 0..32767, as bash's $RANDOM gives."""
+    return int.from_bytes(os.urandom(2), "big") & 0x7FFF
 
 
 def owner_alive(pid: int, start: str) -> bool:
@@ -176,7 +183,7 @@ def take_over(lock: str, record: bytes, seen: bytes) -> bool:
     """Moves the owner file aside; if it still holds seen, deletes it and commits
     record, else puts it back. True when the lock is now ours."""
     owner = os.path.join(lock, "owner")
-    aside = os.path.join(lock, f"owner.aside.{os.getpid()}.{random.randrange(32768)}")
+    aside = os.path.join(lock, f"owner.aside.{os.getpid()}.{random15()}")
     try:
         os.rename(owner, aside)
     except OSError:
@@ -188,8 +195,7 @@ def take_over(lock: str, record: bytes, seen: bytes) -> bool:
         moved = None
     if moved != seen:
         # Not the record we judged: a live writer's. Give it back.
-        with suppress(OSError):
-            os.rename(aside, owner)
+        quietly(os.rename, aside, owner)
         return False
     _unlink_quietly(aside)
     try:
@@ -198,7 +204,7 @@ def take_over(lock: str, record: bytes, seen: bytes) -> bool:
         return False
 
 
-_RECORD = re.compile(rb"pid=([0-9]{1,10})\nhost=([^\n]*)\nstart=([0-9]*)\nimpl=[^\n]+\n\Z")
+_RECORD = rb"pid=([0-9]{1,10})\nhost=([^\n]*)\nstart=([0-9]*)\nimpl=[^\n]+\n\Z"
 
 
 class _Recovery:
@@ -214,7 +220,7 @@ class _Recovery:
         """One look at the lock; True when it was orphaned and is now ours."""
         seen = read_owner(self.lock)
         if seen is not None:
-            match = _RECORD.match(seen)
+            match = pattern(_RECORD).match(seen)  # re loads only when a lock is contested
             if match:
                 self.seen = None
                 host = host_name().encode()
@@ -243,15 +249,24 @@ class _Recovery:
         return take_over(self.lock, self.record, seen)
 
 
-@contextmanager
-def held_lock(lock: str, timeout: int) -> Iterator[None]:
+class _HeldLock:
+    __slots__ = ("lock", "timeout")
+
+    def __init__(self, lock: str, timeout: int) -> None:
+        self.lock = lock
+        self.timeout = timeout
+
+    def __enter__(self) -> None:
+        acquire_lock(self.lock, self.timeout)
+
+    def __exit__(self, *exc_info: object) -> None:
+        release_lock(self.lock)
+
+
+def held_lock(lock: str, timeout: int) -> _HeldLock:
     """Holds the lock for the with-block; LockBusyError after timeout seconds.
     A live writer's lock is never broken; an orphaned one is taken over."""
-    acquire_lock(lock, timeout)
-    try:
-        yield
-    finally:
-        release_lock(lock)
+    return _HeldLock(lock, timeout)
 
 
 def acquire_lock(lock: str, timeout: int) -> None:
@@ -268,14 +283,12 @@ def acquire_lock(lock: str, timeout: int) -> None:
         except OSError:
             raise RefusedError(f"cannot create lock {name}") from None
         else:
-            with suppress(OSError):
-                os.chmod(lock, 0o700)
+            quietly(os.chmod, lock, 0o700)
             try:
                 if commit_lock(lock, record):
                     return
             except OSError:
-                with suppress(OSError):
-                    os.rmdir(lock)
+                quietly(os.rmdir, lock)
                 raise RefusedError(f"cannot record the owner of lock {name}") from None
             # A waiter took our fresh lock over before we wrote the owner (we
             # stalled for the grace period); it is theirs now.
@@ -293,11 +306,15 @@ def release_lock(lock: str) -> None:
         try:
             for entry in os.listdir(lock):
                 path = os.path.join(lock, entry)
-                with suppress(FileNotFoundError):
+                try:
                     if os.path.isdir(path) and not os.path.islink(path):
+                        import shutil  # only for a directory someone left in the lock
+
                         shutil.rmtree(path)
                     else:
                         os.unlink(path)
+                except FileNotFoundError:
+                    continue
             os.rmdir(lock)
             return
         except FileNotFoundError:
@@ -311,8 +328,7 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
     prefix = f".tmp.{tag}."
     for entry in os.listdir(directory):
         if entry.startswith(prefix):
-            with suppress(OSError):
-                os.unlink(os.path.join(directory, entry))
+            _unlink_quietly(os.path.join(directory, entry))
     target = os.path.join(directory, name)
     shown = f"datarim/{os.path.basename(directory)}/{name}"
     try:
@@ -320,7 +336,7 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
             raise RefusedError(f"{shown} is a directory")
     except FileNotFoundError:
         pass
-    tmp = os.path.join(directory, f"{prefix}{os.getpid()}.{random.randrange(32768)}")
+    tmp = os.path.join(directory, f"{prefix}{os.getpid()}.{random15()}")
     try:
         fd = os.open(
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
@@ -347,6 +363,13 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
         raise RefusedError(f"cannot rename the temporary file over {shown}") from None
 
 
+def quietly(action: Callable[..., object], *args: object) -> None:
+    """action(*args), an OSError ignored (contextlib.suppress would cost an import)."""
+    try:  # noqa: SIM105
+        action(*args)
+    except OSError:
+        pass
+
+
 def _unlink_quietly(path: str) -> None:
-    with suppress(OSError):
-        os.unlink(path)
+    quietly(os.unlink, path)

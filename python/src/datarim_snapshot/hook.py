@@ -11,15 +11,19 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
 
 from . import fsops
-from .console import Console
 from .resume import pick_task, resume_output
 from .rules import utf8_scan
 from .texts import usage
 from .validate import find_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .console import Console
 
 PAYLOAD_LIMIT = 65536
 MAX_DEPTH = 64

@@ -5,26 +5,27 @@ The twin of scripts/lib/snapshot-lifecycle.sh and snapshot-lifecycle.awk.
 
 from __future__ import annotations
 
-import calendar
 import os
-import re
-from collections.abc import Sequence
-from contextlib import suppress
 
 from . import fsops, jsonout
-from .console import Console
 from .errors import DatarimError, HelpRequested, LockBusyError, MalformedError, UsageError
 from .flags import parse_flags
 from .resume import pick_task, resolve_root
 from .rules import is_timestamp, task_id_ok
 from .snapshot import now_utc
 from .texts import usage
-from .validate import StageSnapshot, check_snapshot_file
+from .validate import check_snapshot_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .console import Console
+    from .validate import StageSnapshot
 
 SHOW = "snapshot-show"
 LIST = "snapshot-list"
 ARCHIVE = "snapshot-archive"
-_AREA = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z")
 MAX_ARCHIVES = 999
 
 
@@ -98,6 +99,8 @@ def show_command(argv: Sequence[str], console: Console) -> int:
 
 def epoch(timestamp: str) -> int:
     """Seconds since 1970 of a checked YYYY-MM-DDTHH:MM:SSZ."""
+    import calendar  # here: only a list needs ages
+
     fields = ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16), (17, 19))
     parts = [int(timestamp[start:end]) for start, end in fields]
     return calendar.timegm((*parts, 0, 0, 0))
@@ -210,10 +213,19 @@ def list_command(argv: Sequence[str], console: Console) -> int:
     return 0
 
 
+def _area_ok(area: str) -> bool:
+    """[A-Za-z0-9][A-Za-z0-9._-]*: a letter or digit, then letters, digits, '.', '_', '-'."""
+    return (
+        area.isascii()
+        and area[:1].isalnum()
+        and all(char.isalnum() or char in "._-" for char in area)
+    )
+
+
 def archive_area(task: str, area: str | None) -> str:
     """--area, or the task ID's prefix lower-cased; one safe path segment."""
     chosen = area or task.split("-", 1)[0].lower()
-    if len(chosen) > 64 or not _AREA.match(chosen):
+    if len(chosen) > 64 or not _area_ok(chosen):
         raise UsageError(
             "invalid --area (want one path segment: letters, digits, '.', '_' or '-', at most 64)",
             code=3,
@@ -243,8 +255,7 @@ def _archive_dir(root: str, rel_dir: str, made: list[str]) -> None:
 def _undo_dirs(root: str, made: Sequence[str]) -> None:
     """Removes the directories made (newest first) when they are still empty."""
     for part in made:
-        with suppress(OSError):
-            os.rmdir(os.path.join(root, part))
+        fsops.quietly(os.rmdir, os.path.join(root, part))
 
 
 def archive_snapshot(root: str, task: str, area: str, timeout: int) -> str:
@@ -299,8 +310,7 @@ def _archive_locked(root: str, task: str, area: str) -> str:
     try:
         os.unlink(source)
     except OSError:
-        with suppress(OSError):
-            os.unlink(os.path.join(root, target))
+        fsops.quietly(os.unlink, os.path.join(root, target))
         _undo_dirs(root, made)
         raise DatarimError(f"cannot remove {rel}") from None
     return target

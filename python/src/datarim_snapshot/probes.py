@@ -11,13 +11,14 @@ caller), reads only, and gets paths after "--".
 from __future__ import annotations
 
 import os
-import re
-import subprocess
-from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 PRESENT, ABSENT, NOT_A_WORK_TREE, UNKNOWN_COMMIT, NO_UPSTREAM = 0, 1, 3, 4, 5
-_SHA = re.compile(rb"[0-9a-fA-F]{7,40}\Z")
-_CONTROL = re.compile(rb"[\x01-\x1f\x7f]")
+_HEX = b"0123456789abcdefABCDEF"
+_CONTROLS = bytes([*range(0x01, 0x20), 0x7F])
 _GIT_VARIABLES = (
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -31,18 +32,20 @@ _GIT_VARIABLES = (
 
 def sha_ok(value: bytes) -> bool:
     """7 to 40 hexadecimal digits."""
-    return _SHA.match(value) is not None
+    return 7 <= len(value) <= 40 and not value.translate(None, _HEX)
 
 
 def path_ok(value: bytes) -> bool:
     """A path a probe may use: 1 to 4096 bytes, no control character."""
-    return 0 < len(value) <= 4096 and not _CONTROL.search(value)
+    return 0 < len(value) <= 4096 and len(value.translate(None, _CONTROLS)) == len(value)
 
 
 def git(repo: str, *args: str) -> tuple[int, bytes]:
     """git confined to repo; (exit code, stdout), errors silenced. Variables that
     would point git at another repository are dropped; those that limit the
     search for one (GIT_CEILING_DIRECTORIES) are honoured."""
+    import subprocess  # here: a command that probes nothing never pays for it
+
     env = {k: v for k, v in os.environ.items() if k not in _GIT_VARIABLES}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1")
     try:

@@ -9,14 +9,13 @@ the README ("Secret redaction").
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
+from .records import Record
 from .rules import occurrences, pattern, span
 
 REDACTED = b"[REDACTED]"
-_MATERIAL = re.compile(rb"[A-Za-z0-9+/= \t\r]*\Z")
-_NON_BLANK = re.compile(rb"[^ \t\r]")
+# Regular expressions compile on first use (rules.pattern), not at import.
+_MATERIAL = rb"[A-Za-z0-9+/= \t\r]*\Z"
+_NON_BLANK = rb"[^ \t\r]"
 _VALUE = rb"[^\]\[ \t\r\"'`,;&<>(){}]"
 # Assignments whose key ends in one of these (any case) have their value redacted.
 _KEY_SUFFIXES = (
@@ -33,18 +32,22 @@ _KEY_SUFFIXES = (
 )
 
 
-@dataclass(frozen=True)
-class _TokenRule:
+class _TokenRule(Record):
     """A literal prefix, the class of the characters after it, their minimum and
     maximum count (0: none), what must open them, and the class that may not
     touch the token on either side."""
 
-    literal: bytes
-    body: bytes
-    minimum: int
-    maximum: int
-    head: bytes
-    edge: bytes
+    __slots__ = ("literal", "body", "minimum", "maximum", "head", "edge")
+
+    def __init__(
+        self, literal: bytes, body: bytes, minimum: int, maximum: int, head: bytes, edge: bytes
+    ) -> None:
+        self.literal = literal
+        self.body = body
+        self.minimum = minimum
+        self.maximum = maximum
+        self.head = head
+        self.edge = edge
 
 
 _TOKEN_RULES = (
@@ -84,7 +87,9 @@ class _Redactor:
     @staticmethod
     def key_material(line: bytes) -> bool:
         return bool(
-            _MATERIAL.match(line) or line.startswith(b"Proc-Type:") or line.startswith(b"DEK-Info:")
+            pattern(_MATERIAL).match(line)
+            or line.startswith(b"Proc-Type:")
+            or line.startswith(b"DEK-Info:")
         )
 
     def pem(self, lines: list[bytes]) -> list[bytes]:
@@ -111,12 +116,12 @@ class _Redactor:
             j = i + 1
             while j < len(lines):
                 end, end_end = self.pem_marker(lines[j], b"END")
-                if end >= 0 and _MATERIAL.match(lines[j][:end]):
+                if end >= 0 and pattern(_MATERIAL).match(lines[j][:end]):
                     found = True
                     break
                 if not self.key_material(lines[j]):
                     break
-                if _NON_BLANK.search(lines[j]):
+                if pattern(_NON_BLANK).search(lines[j]):
                     last = j
                 j += 1
             if found:

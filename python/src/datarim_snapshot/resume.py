@@ -9,18 +9,22 @@ one listed under ``## Active Tasks`` in ``datarim/activeContext.md``.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 
 from . import anchor, fsops, jsonout
-from .console import Console
 from .errors import DatarimError, HelpRequested, MalformedError, UsageError
 from .flags import parse_flags
+from .records import Record
 from .replay_template import render_replay_prompt
-from .rules import task_id_ok
+from .rules import first_word, pattern, task_id_ok
 from .texts import usage
-from .validate import StageSnapshot, check_snapshot_file, find_root
+from .validate import check_snapshot_file, find_root
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .console import Console
+    from .validate import StageSnapshot
 
 REPLAY = "render-replay-prompt"
 RESUME = "resume-task"
@@ -31,14 +35,17 @@ LEGACY_DOCUMENTS = (
     "datarim/activeContext.md",
 )
 
-_HEADING = re.compile(rb"#{1,2}(?:[ \t]|\Z)")
-_BULLET = re.compile(rb"- \*\*(.+?)\*\*")
+# Compiled on first use (rules.pattern): a resume given its task never reads them.
+_HEADING = rb"#{1,2}(?:[ \t]|\Z)"
+_BULLET = rb"- \*\*(.+?)\*\*"
 
 
-@dataclass
-class LegacyDocument:
-    path: str  # relative to the workspace root
-    data: bytes  # the file's bytes up to the first NUL
+class LegacyDocument(Record):
+    __slots__ = ("path", "data")
+
+    def __init__(self, path: str, data: bytes) -> None:
+        self.path = path  # relative to the workspace root
+        self.data = data  # the file's bytes up to the first NUL
 
     @property
     def text(self) -> str:
@@ -63,9 +70,9 @@ def active_tasks(root: str) -> list[str]:
         if not inside:
             inside = line.rstrip(b" \t") == b"## Active Tasks"
             continue
-        if _HEADING.match(line):
+        if pattern(_HEADING).match(line):
             break
-        match = _BULLET.match(line)
+        match = pattern(_BULLET).match(line)
         if match is None:
             continue
         ident = match.group(1).decode("latin-1")
@@ -114,11 +121,6 @@ def option_command(option: bytes) -> bytes:
     return option.split(b" | ", 1)[0]
 
 
-def first_word(text: bytes) -> bytes:
-    """The text up to the first space or tab."""
-    return re.split(rb"[ \t]", text, maxsplit=1)[0]
-
-
 def recommended_cta(task: str, recommended_next: bytes, options: Sequence[bytes]) -> bytes:
     """The first option whose command's first word is recommended_next's, verbatim;
     else recommended_next followed by " <task>"."""
@@ -148,8 +150,8 @@ def legacy_documents(root: str, task: str, limit: int | None = None) -> list[Leg
     """Each legacy document that is a readable regular file, in the fallback order,
     read whole (or up to limit bytes) and cut at its first NUL."""
     documents = []
-    for pattern in LEGACY_DOCUMENTS:
-        rel = pattern.format(task=task)
+    for template in LEGACY_DOCUMENTS:
+        rel = template.format(task=task)
         path = os.path.join(root, rel)
         if not (os.path.isfile(path) and os.access(path, os.R_OK)):
             continue

@@ -4,16 +4,16 @@ copies into a fresh window. Twin of scripts/lib/session-resume-block.awk."""
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Sequence
 
-from .rules import occurrences, task_id_ok
+from .rules import is_control, occurrences, task_id_ok
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 TITLE_MAX = 55
 SANITIZE_READ = 4096
-# is_control of datarim-rules.awk with tab counted as a control character.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
-_ID_CHAR = re.compile(rb"[A-Za-z0-9-]")
+_ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 _SEPARATORS = b" \t*_`:|]).-"
 _DASHES = ("\u2014".encode(), "\u2013".encode())
 
@@ -30,7 +30,7 @@ def sanitize(value: bytes) -> str:
     for char in decoded:
         if "\udc80" <= char <= "\udcff":
             char = "?"
-        elif _CONTROL.match(char):
+        elif is_control(char):  # a tab too
             char = " "
         if skip:
             if char == ")":
@@ -78,10 +78,10 @@ def task_title(path: str, task: str) -> str:
         for raw in handle:
             line = raw[:-1] if raw.endswith(b"\n") else raw
             for at in occurrences(line, needle):
-                if at > 0 and _ID_CHAR.match(line, at - 1):
+                if at > 0 and line[at - 1] in _ID_BYTES:
                     continue
                 rest = line[at + len(needle) :]
-                if _ID_CHAR.match(rest):
+                if rest and rest[0] in _ID_BYTES:
                     continue
                 while True:
                     if rest[:1] and rest[:1] in _SEPARATORS:

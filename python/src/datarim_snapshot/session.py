@@ -5,10 +5,10 @@ redacted, every claim tagged."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from . import fsops
 from .errors import MalformedError, RefusedError
+from .records import Record
 from .redaction import redact, redact_lines
 from .resume_block import render_resume_block
 from .rules import (
@@ -31,7 +31,11 @@ from .session_format import (
     opens_block,
     untagged_claim,
 )
-from .snapshot import PathLike, now_utc
+from .snapshot import now_utc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .snapshot import PathLike
 
 BODY_MAX = 1048576
 TASKS_MAX = 8192
@@ -39,22 +43,26 @@ OLD_READ_LIMIT = SESSION_CAP + 1
 PROGRAM = "session-handoff-writer"
 
 
-@dataclass
-class RenderedBlock:
-    block: bytes
-    redactions: int
-    next_action: bytes
-    tasks: list[str]
+class RenderedBlock(Record):
+    __slots__ = ("block", "redactions", "next_action", "tasks")
+
+    def __init__(self, block: bytes, redactions: int, next_action: bytes, tasks: list[str]) -> None:
+        self.block = block
+        self.redactions = redactions
+        self.next_action = next_action
+        self.tasks = tasks
 
 
-@dataclass
-class SessionSaved:
+class SessionSaved(Record):
     """A saved handoff: its path, how many secrets were redacted, and the
     resume block to show the operator."""
 
-    path: str
-    redactions: int
-    resume_block: bytes
+    __slots__ = ("path", "redactions", "resume_block")
+
+    def __init__(self, path: str, redactions: int, resume_block: bytes) -> None:
+        self.path = path
+        self.redactions = redactions
+        self.resume_block = resume_block
 
 
 def _raw(value: str) -> bytes:

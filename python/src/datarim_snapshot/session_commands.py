@@ -4,18 +4,17 @@ session-write, session-check, session-replay, session-reverify."""
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-from collections.abc import Sequence
 
 from . import probes
-from .console import Console
 from .errors import DatarimError, HelpRequested, UsageError
 from .flags import parse_flags
-from .session import write_session_handoff
-from .session_replay import replay_session
-from .session_validate import check_session_file, validate_session_handoff
 from .texts import usage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .console import Console
 
 WRITER = "session-handoff-writer"
 CHECKER = "check-session-handoff"
@@ -27,6 +26,9 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/session-handoff-writer-wrapper.sh."""
     if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
         return 0
+    # Each command imports what it runs here, and nothing more.
+    from .session import write_session_handoff
+
     try:
         flags = parse_flags(
             "--root= --session= --captured-by= --recommended-next= --next-action= "
@@ -60,6 +62,8 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
 
 def session_check_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, output and exit codes as dev-tools/check-session-handoff.sh."""
+    from .session_validate import validate_session_handoff
+
     try:
         flags = parse_flags("--session= --root= --validate-frontmatter --self-test", "", argv)
         if flags.get("self_test"):
@@ -81,6 +85,12 @@ def session_check_command(argv: Sequence[str], console: Console) -> int:
 
 def self_test(console: Console) -> int:
     """Writes two blocks, checks, breaks and removes them in a scratch root."""
+    import shutil
+    import tempfile
+
+    from .session import write_session_handoff
+    from .session_validate import check_session_file
+
     scratch = tempfile.mkdtemp()
     session = "SESSION-20260101-000000"
     path = os.path.join(scratch, "datarim", "sessions", f"{session}.session.md")
@@ -120,6 +130,8 @@ def self_test(console: Console) -> int:
 
 
 def _fails_with(path: str, session: str, code: int) -> bool:
+    from .session_validate import check_session_file
+
     try:
         check_session_file(path, session)
     except DatarimError as exc:
@@ -129,6 +141,8 @@ def _fails_with(path: str, session: str, code: int) -> bool:
 
 def session_replay_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/session-replay.sh."""
+    from .session_replay import replay_session
+
     try:
         flags = parse_flags("--session= --latest --root=", "", argv)
         output = replay_session(flags.get("session"), bool(flags.get("latest")), flags.get("root"))

@@ -6,10 +6,9 @@ and the resume.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .errors import MalformedError
 from .frontmatter import Fields, Lines, text
+from .records import Record
 from .rules import (
     is_captured_by,
     is_timestamp,
@@ -106,16 +105,26 @@ def opens_block(line: bytes, next_line: bytes) -> bool:
     return line == b"---" and next_line.startswith(b"artifact:")
 
 
-@dataclass
-class Block:
+class Block(Record):
     """What the resume needs of the newest block: fields and body (data[body_from:body_to])."""
 
-    recommended_next: bytes = b""
-    next_action: bytes = b""
-    tasks: list[str] = field(default_factory=list)
-    body_from: int = 0
-    body_to: int = 0
-    body_line: int = 0
+    __slots__ = ("recommended_next", "next_action", "tasks", "body_from", "body_to", "body_line")
+
+    def __init__(
+        self,
+        recommended_next: bytes = b"",
+        next_action: bytes = b"",
+        tasks: list[str] | None = None,
+        body_from: int = 0,
+        body_to: int = 0,
+        body_line: int = 0,
+    ) -> None:
+        self.recommended_next = recommended_next
+        self.next_action = next_action
+        self.tasks: list[str] = [] if tasks is None else tasks
+        self.body_from = body_from
+        self.body_to = body_to
+        self.body_line = body_line
 
 
 def _check_frontmatter(lines: Lines, session_id: str, block: Block) -> None:

@@ -10,35 +10,40 @@ resume a session learns why it cannot be resumed.
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
 
 from . import probes
 from .errors import MalformedError, MissingError, UsageError
+from .records import Record
 from .replay_template import render_replay_prompt
-from .rules import occurrences, session_id_ok, yaml_unquote
+from .rules import first_word, occurrences, pattern, session_id_ok, yaml_unquote
 from .session_format import SESSION_CAP, Block, check_session_bytes, layer, word
 from .validate import find_root, read_artifact
 
 SUFFIX = ".session.md"
-_WORD_CHAR = re.compile(rb"[A-Za-z0-9_]")
-_NON_WORD = re.compile(rb"[^A-Za-z0-9_]+")
-_DIGIT = re.compile(rb"[0-9]")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_NON_WORD = rb"[^A-Za-z0-9_]+"
 
 
-@dataclass
-class Targets:
+class Targets(Record):
     """What the newest block asks to re-verify, by body line number (from 1)."""
 
-    repos: list[tuple[int, str, str]] = field(default_factory=list)  # line, sha, path
-    claims: list[tuple[int, str]] = field(default_factory=list)  # line, sha
-    files: list[tuple[int, str]] = field(default_factory=list)  # line, path
+    __slots__ = ("repos", "claims", "files")
+
+    def __init__(
+        self,
+        repos: list[tuple[int, str, str]] | None = None,
+        claims: list[tuple[int, str]] | None = None,
+        files: list[tuple[int, str]] | None = None,
+    ) -> None:
+        self.repos: list[tuple[int, str, str]] = [] if repos is None else repos  # line, sha, path
+        self.claims: list[tuple[int, str]] = [] if claims is None else claims  # line, sha
+        self.files: list[tuple[int, str]] = [] if files is None else files  # line, path
 
 
 def verified_at(line: bytes) -> int:
     """0-based position of the first whole-word "verified:" tag, or -1."""
     for at in occurrences(line, b"verified:"):
-        if at == 0 or not _WORD_CHAR.match(line, at - 1):
+        if at == 0 or line[at - 1] not in _WORD_BYTES:
             return at
     return -1
 
@@ -84,8 +89,8 @@ def _scan_claim(line: bytes, number: int, targets: Targets) -> None:
     low = line.lower()
     if word(low, b"pushed") < 0 and word(low, b"merged") < 0:
         return
-    for candidate in _NON_WORD.split(line):
-        if probes.sha_ok(candidate) and _DIGIT.search(candidate):
+    for candidate in pattern(_NON_WORD).split(line):
+        if probes.sha_ok(candidate) and any(48 <= byte <= 57 for byte in candidate):  # a digit
             targets.claims.append((number, candidate.decode()))
 
 
@@ -93,7 +98,7 @@ def _scan_file(line: bytes, number: int, targets: Targets) -> None:
     """Layer 3: "- <path> [note]" (the path is the first word, backticks stripped)."""
     if not line.startswith(b"- "):
         return
-    path = re.split(rb"[ \t]", line[2:], maxsplit=1)[0].replace(b"`", b"")
+    path = first_word(line[2:]).replace(b"`", b"")
     if probes.path_ok(path):
         targets.files.append((number, os.fsdecode(path)))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Union
 
 from . import anchor, fsops
 from .errors import RefusedError
@@ -23,7 +22,11 @@ from .rules import (
     yaml_quote,
 )
 
-PathLike = Union[str, "os.PathLike[str]"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a command milliseconds at run time
+    from typing import Union
+
+    PathLike = Union[str, "os.PathLike[str]"]
 # The body window: twice the cap, so that what redaction removes is made up
 # from further on; one byte more tells whether the body goes on.
 BODY_WINDOW = 2 * CAP

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from functools import cache
 
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "text")
 _IN_REPOSITORY = os.path.join(
@@ -11,14 +10,21 @@ _IN_REPOSITORY = os.path.join(
 )
 
 
-@cache
+_read: dict[str, bytes] = {}
+
+
 def text_bytes(name: str) -> bytes:
-    """The bytes of scripts/lib/text/<name>: the wheel's copy, else the repository's."""
+    """The bytes of scripts/lib/text/<name>: the wheel's copy, else the repository's.
+    Each file is read once per process."""
+    found = _read.get(name)
+    if found is not None:
+        return found
     for directory in (_PACKAGED, _IN_REPOSITORY):
         path = os.path.join(directory, name)
         if os.path.isfile(path):
             with open(path, "rb") as handle:
-                return handle.read()
+                found = _read[name] = handle.read()
+            return found
     raise FileNotFoundError(f"datarim text file not found: {name}")
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 import stat
-from dataclasses import dataclass, field
 
 from . import anchor, fsops
 from .errors import MalformedError, MissingError, RefusedError, UsageError
 from .frontmatter import Fields, Lines, key_of, text
+from .records import Record
 from .rules import (
     CAP,
     MARKER,
@@ -37,25 +36,53 @@ FIELDS = [
     "size_bytes",
     "truncated",
 ]
-_SIZE = re.compile(rb"[1-9][0-9]*\Z")
 
 
-@dataclass
-class StageSnapshot:
+class StageSnapshot(Record):
     """What the validator checked, handed back so a reader never parses the frontmatter again."""
 
-    task_id: str
-    stage: bytes
-    command: bytes
-    captured_at: bytes
-    captured_by: bytes
-    recommended_next: bytes
-    options: list[bytes]  # the items with the YAML quoting undone
-    size_bytes: int
-    truncated: bool
-    body: bytes  # the bytes after the blank line that ends the frontmatter
-    data: bytes  # the whole file
-    extra: dict[str, bytes] = field(default_factory=dict)  # optional fields, in file order
+    __slots__ = (
+        "task_id",
+        "stage",
+        "command",
+        "captured_at",
+        "captured_by",
+        "recommended_next",
+        "options",
+        "size_bytes",
+        "truncated",
+        "body",
+        "data",
+        "extra",
+    )
+
+    def __init__(
+        self,
+        task_id: str,
+        stage: bytes,
+        command: bytes,
+        captured_at: bytes,
+        captured_by: bytes,
+        recommended_next: bytes,
+        options: list[bytes],
+        size_bytes: int,
+        truncated: bool,
+        body: bytes,
+        data: bytes,
+        extra: dict[str, bytes] | None = None,
+    ) -> None:
+        self.task_id = task_id
+        self.stage = stage
+        self.command = command
+        self.captured_at = captured_at
+        self.captured_by = captured_by
+        self.recommended_next = recommended_next
+        self.options = options  # the items with the YAML quoting undone
+        self.size_bytes = size_bytes
+        self.truncated = truncated
+        self.body = body  # the bytes after the blank line that ends the frontmatter
+        self.data = data  # the whole file
+        self.extra: dict[str, bytes] = {} if extra is None else extra  # optional, in file order
 
 
 def _check_option_item(line: bytes, number: int) -> bytes:
@@ -141,7 +168,7 @@ def check_snapshot_bytes(
         raise MalformedError("options is not a list")
 
     size_text = field("size_bytes")
-    if not _SIZE.match(size_text):
+    if not size_text.isdigit() or size_text.startswith(b"0"):  # [1-9][0-9]*
         raise MalformedError("bad size_bytes")
     truncated = field("truncated")
     if truncated not in (b"true", b"false"):
