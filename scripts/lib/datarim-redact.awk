@@ -236,13 +236,15 @@ function redact_lines(L, n,    i, r, s) {
 
 # Every rule needs one of these words (any case) in the text: the key names
 # and PEM labels hold "key", "pass", "secret" or "token", the header
-# "authorization", and the tokens start "akia", "asia", "gh", "sk-" or "xox".
-# A text with none of them cannot hold a secret and is not searched further.
+# "authorization", and the tokens start "akia", "asia", "gh?_", "github_pat_",
+# "sk-" or "xox". A text with none of them cannot hold a secret and is not
+# searched further.
 function redact_may_hold(s,    low) {
     low = tolower(s)
     return index(low, "key") || index(low, "pass") || index(low, "secret") || index(low, "token") ||
-        index(low, "authorization") || index(low, "akia") || index(low, "asia") || index(low, "gh") ||
-        index(low, "sk-") || index(low, "xox")
+        index(low, "authorization") || index(low, "akia") || index(low, "asia") ||
+        index(low, "ghp_") || index(low, "gho_") || index(low, "ghs_") || index(low, "ghu_") ||
+        index(low, "ghr_") || index(low, "github_pat_") || index(low, "sk-") || index(low, "xox")
 }
 
 function redact_text(s,    L, n, P, i, m) {

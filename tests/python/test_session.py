@@ -147,6 +147,21 @@ def test_redactor_leaves_no_secret_of_the_documented_kinds() -> None:
         assert not any(s.encode() in out for s in [*secrets, "abc.def"])
 
 
+def test_every_secret_kind_passes_the_redactors_quick_test_alone() -> None:
+    # A text that fails may_hold_secret is returned unsearched (both twins): each
+    # kind must pass it by itself, with nothing else in the text to let it through.
+    from datarim_snapshot.redaction import _KEY_SUFFIXES, _TOKEN_RULES, may_hold_secret
+
+    samples = [rule.literal + b"a-" + b"A1" * 20 for rule in _TOKEN_RULES] + [
+        b"-----BEGIN RSA PRIVATE KEY-----",
+        b"Authorization: Bearer abc",
+        *(b"x_" + suffix.upper() + b"=v" for suffix in _KEY_SUFFIXES),
+    ]
+    for sample in samples:
+        assert may_hold_secret(sample), sample
+    assert not may_hold_secret(b"plain prose: high throughput, right answers, tasks done")
+
+
 # Random handoff bodies: the five layers, each of random lines, some long.
 LINE_PARTS = [
     "- src/file.txt",

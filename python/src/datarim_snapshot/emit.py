@@ -14,7 +14,7 @@ from .cta import read_cta
 from .errors import DatarimError, HelpRequested, RefusedError
 from .flags import parse_flags
 from .records import FrozenRecord
-from .rules import task_id_ok
+from .rules import check_task_flag
 from .snapshot import (
     BODY_READ_LIMIT,
     now_utc,
@@ -92,14 +92,10 @@ def emit_stage_snapshot(
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
     timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
-    if not task_id_ok(task):
-        raise RefusedError(
-            "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
-        )
+    check_task_flag(task)
     stamp = captured_at or now_utc()
     answer = os.fspath(response_file)
-    if not (os.path.isfile(answer) and os.access(answer, os.R_OK)):
-        raise RefusedError("--response-file is not a readable file")
+    fsops.require_readable(answer, "--response-file")
     try:
         block = read_cta(answer, task)
         body = fsops.read_prefix(answer, BODY_READ_LIMIT)

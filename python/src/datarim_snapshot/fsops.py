@@ -38,6 +38,12 @@ POLL_SECONDS = 0.02
 ORPHAN_GRACE_SECONDS = 2.0
 
 
+def require_readable(path: str, flag: str) -> None:
+    """Raises RefusedError("<flag> is not a readable file") unless path is a readable file."""
+    if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        raise RefusedError(f"{flag} is not a readable file")
+
+
 def seconds_env(name: str, default: int) -> int:
     """A whole number of seconds from the environment (unset or empty: default)."""
     value = os.environ.get(name, "")

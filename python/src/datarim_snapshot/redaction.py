@@ -250,9 +250,11 @@ def redact_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
 
 # Every rule needs one of these words (any case) in the text: the key names
 # and PEM labels hold "key", "pass", "secret" or "token", the header
-# "authorization", and the tokens start "akia", "asia", "gh", "sk-" or "xox".
+# "authorization", and the tokens start "akia", "asia", "gh?_", "github_pat_",
+# "sk-" or "xox".
 _TRIGGERS = (
-    b"key", b"pass", b"secret", b"token", b"authorization", b"akia", b"asia", b"gh", b"sk-", b"xox",
+    b"key", b"pass", b"secret", b"token", b"authorization", b"akia", b"asia",
+    b"ghp_", b"gho_", b"ghs_", b"ghu_", b"ghr_", b"github_pat_", b"sk-", b"xox",
 )  # fmt: skip
 
 

@@ -15,7 +15,7 @@ from .errors import DatarimError, HelpRequested, MalformedError, UsageError
 from .flags import parse_flags
 from .records import Record
 from .replay_template import render_replay_prompt
-from .rules import first_word, pattern, task_id_ok
+from .rules import BAD_TASK, first_word, pattern, task_id_ok
 from .texts import usage
 from .validate import check_snapshot_file, find_root
 
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 REPLAY = "render-replay-prompt"
 RESUME = "resume-task"
-BAD_TASK = "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
 LEGACY_DOCUMENTS = (
     "datarim/tasks/{task}-task-description.md",
     "datarim/tasks/{task}-init-task.md",

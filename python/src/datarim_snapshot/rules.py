@@ -59,6 +59,15 @@ def session_id_ok(value: str) -> bool:
     return value.translate(_STR_DIGITS_AS_NINE) == "SESSION-99999999-999999"
 
 
+BAD_TASK = "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+
+
+def check_task_flag(task: str) -> None:
+    """Raises RefusedError(BAD_TASK) unless task passes task_id_ok."""
+    if not task_id_ok(task):
+        raise RefusedError(BAD_TASK)
+
+
 def task_id_ok(value: str) -> bool:
     """The task-ID rule: nothing with / . whitespace or a control character passes.
 

@@ -252,10 +252,6 @@ def render_session_block(
     return RenderedBlock(b"".join(out), count, raw_next, tasks)
 
 
-def _readable_file(path: str) -> bool:
-    return os.path.isfile(path) and os.access(path, os.R_OK)
-
-
 def read_old(directory: str, path: str) -> bytes | None:
     """The artefact a new block is appended to, or None when there is none to
     append to (no file; a symlink or other non-file, which the publish step
@@ -292,10 +288,8 @@ def write_session_handoff(
         raise RefusedError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)")
     stamp = captured_at or now_utc()
     tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
-    if not _readable_file(tasks_path):
-        raise RefusedError("--active-tasks-file is not a readable file")
-    if not _readable_file(body_path):
-        raise RefusedError("--body-file is not a readable file")
+    fsops.require_readable(tasks_path, "--active-tasks-file")
+    fsops.require_readable(body_path, "--body-file")
     absolute = fsops.resolve_root(os.fspath(root))
     directory = os.path.join(absolute, "datarim", "sessions")
     name = f"{session}.session.md"

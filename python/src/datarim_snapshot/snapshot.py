@@ -11,13 +11,13 @@ from .rules import (
     CAP,
     MARKER,
     STAGES,
+    check_task_flag,
     checked_lines,
     fixed_total,
     is_captured_by,
     is_stage,
     is_timestamp,
     slash_command_fault,
-    task_id_ok,
     utf8_scan,
     yaml_quote,
 )
@@ -185,10 +185,6 @@ def now_utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _readable_file(path: str) -> bool:
-    return os.path.isfile(path) and os.access(path, os.R_OK)
-
-
 def write_stage_snapshot(
     root: PathLike,
     task: str,
@@ -228,17 +224,13 @@ def save_stage_snapshot(
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
     timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
-    if not task_id_ok(task):
-        raise RefusedError(
-            "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
-        )
+    check_task_flag(task)
     stamp = captured_at or now_utc()
     options_path = os.fspath(options_file) if options_file is not None else ""
     body_path = os.fspath(body_file)
-    if options_path and not _readable_file(options_path):
-        raise RefusedError("--options-file is not a readable file")
-    if not _readable_file(body_path):
-        raise RefusedError("--body-file is not a readable file")
+    if options_path:
+        fsops.require_readable(options_path, "--options-file")
+    fsops.require_readable(body_path, "--body-file")
     try:
         options = fsops.read_prefix(options_path, OPTIONS_READ_LIMIT) if options_path else None
         body = fsops.read_prefix(body_path, BODY_READ_LIMIT)

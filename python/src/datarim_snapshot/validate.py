@@ -10,6 +10,7 @@ from .errors import MalformedError, MissingError, RefusedError, UsageError
 from .frontmatter import Fields, Lines, key_of, text
 from .records import Record
 from .rules import (
+    BAD_TASK,
     CAP,
     MARKER,
     is_captured_by,
@@ -277,10 +278,7 @@ def validate_stage_snapshot(task: str, root: str | None = None) -> str:
 def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageSnapshot]:
     """validate_stage_snapshot, also handing back the validated fields: (path, snapshot)."""
     if not task_id_ok(task):
-        raise UsageError(
-            "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)",
-            code=3,
-        )
+        raise UsageError(BAD_TASK, code=3)
     if root is not None:
         if not os.path.isdir(root):
             raise UsageError("--root is not a directory", code=3)
