@@ -52,7 +52,10 @@ def median_ms(action, runs: int = RUNS) -> float:  # type: ignore[no-untyped-def
 
 
 def run(argv: list[str], env: dict[str, str] | None = None) -> None:
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+    """Runs argv to completion; its stderr is shown only when it fails."""
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    if done.returncode:
+        raise SystemExit(f"{argv[0]} exited {done.returncode}: {done.stderr.decode()}")
 
 
 def uncompiled_copy(scratch: Path) -> dict[str, str]:
