@@ -484,6 +484,29 @@ dr_find_root() {
   printf -v "$1" '%s' "$start"
 }
 
+# dr_reader_root <program> <root-flag> <out-var>: the root a reader works in:
+# --root when given (it must be a directory), else dr_find_root's. Returns 3
+# (usage) after reporting a --root that is not a directory.
+dr_reader_root() {
+  if [ -z "$2" ]; then
+    dr_find_root "$3"
+    return 0
+  fi
+  if [ ! -d "$2" ]; then
+    dr_err "$1" "--root is not a directory"
+    return 3
+  fi
+  printf -v "$3" '%s' "$2"
+}
+
+# dr_refuse_symlinked <program> <root> <subdir>: 2 after reporting that
+# <root>/datarim/<subdir> is a symlink (a reader never follows one), else 0.
+dr_refuse_symlinked() {
+  [ -L "$2/datarim/$3" ] || return 0
+  dr_err "$1" "datarim/$3 is a symlink"
+  return 2
+}
+
 # dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS.
 dr_session_id_ok() {
   local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$'

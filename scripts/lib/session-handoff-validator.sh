@@ -37,19 +37,9 @@ session_check_file() {
 # artefact's path for a validated session ID; 3 (usage) for a --root that
 # is not a directory, 2 when datarim/sessions is a symlink.
 session_resolve() {
-  local root=$3
-  if [ -n "$root" ]; then
-    if [ ! -d "$root" ]; then
-      dr_err "$1" "--root is not a directory"
-      return 3
-    fi
-  else
-    dr_find_root root
-  fi
-  if [ -L "$root/datarim/sessions" ]; then
-    dr_err "$1" "datarim/sessions is a symlink"
-    return 2
-  fi
+  local root
+  dr_reader_root "$1" "$3" root || return 3
+  dr_refuse_symlinked "$1" "$root" sessions || return 2
   printf -v "$4" '%s' "$root/datarim/sessions/$2.session.md"
 }
 

@@ -148,19 +148,8 @@ session_replay() {
     dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
     return 3
   fi
-  if [ -n "$opt_root" ]; then
-    if [ ! -d "$opt_root" ]; then
-      dr_err "$prog" "--root is not a directory"
-      return 3
-    fi
-    root=$opt_root
-  else
-    dr_find_root root
-  fi
-  if [ -L "$root/datarim/sessions" ]; then
-    dr_err "$prog" "datarim/sessions is a symlink"
-    return 2
-  fi
+  dr_reader_root "$prog" "$opt_root" root || return 3
+  dr_refuse_symlinked "$prog" "$root" sessions || return 2
   if [ -n "$opt_latest" ]; then
     if ! session_latest "$root/datarim/sessions" file; then
       dr_err "$prog" "no session artefact in datarim/sessions; nothing to resume"

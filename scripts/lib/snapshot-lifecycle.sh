@@ -61,12 +61,9 @@ lifecycle_show_main() {
   fi
   [ "$status" -eq 0 ] || return 3
   lifecycle_task_arg "$prog" task "$opt_task" || return 3
-  resume_find_root "$prog" "$opt_root" root || return 3
+  dr_reader_root "$prog" "$opt_root" root || return 3
   rel=datarim/snapshots/$task.snapshot.md
-  if [ -L "$root/datarim/snapshots" ]; then
-    dr_err "$prog" "datarim/snapshots is a symlink"
-    return 2
-  fi
+  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
   snapshot_read_file "$root/$rel" "$task" msg ls || status=$?
   if [ "$status" -ne 0 ]; then
     dr_err "$prog" "$rel $msg"
@@ -95,12 +92,9 @@ lifecycle_list_main() {
     return 0
   fi
   [ "$status" -eq 0 ] || return 3
-  resume_find_root "$prog" "$opt_root" root || return 3
+  dr_reader_root "$prog" "$opt_root" root || return 3
   dir=$root/datarim/snapshots
-  if [ -L "$dir" ]; then
-    dr_err "$prog" "datarim/snapshots is a symlink"
-    return 2
-  fi
+  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
   now=${DATARIM_NOW:-}
   [ -n "$now" ] || dr_now_utc now
   if [ -d "$dir" ]; then
@@ -201,14 +195,11 @@ lifecycle_archive_main() {
     return 3
   fi
   dr_lock_timeout "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout || return 3
-  resume_find_root "$prog" "$opt_root" root || return 3
+  dr_reader_root "$prog" "$opt_root" root || return 3
   dr_resolve_root "$prog" "$root" root || return 1
   dir=$root/datarim/snapshots
   rel=datarim/snapshots/$task.snapshot.md
-  if [ -L "$dir" ]; then
-    dr_err "$prog" "datarim/snapshots is a symlink"
-    return 2
-  fi
+  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
   if [ ! -e "$root/$rel" ] && [ ! -L "$root/$rel" ]; then
     dr_err "$prog" "$rel is missing"
     return 1

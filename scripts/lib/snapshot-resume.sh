@@ -48,21 +48,6 @@ resume_active_tasks() {
   printf -v "$2" '%s' "$found"
 }
 
-# resume_find_root <program> <root-flag> <out-var>: --root when given (it must
-# be a directory), else the nearest directory upwards holding datarim/.
-# Returns 3 after reporting a usage error.
-resume_find_root() {
-  if [ -z "$2" ]; then
-    dr_find_root "$3"
-    return 0
-  fi
-  if [ ! -d "$2" ]; then
-    dr_err "$1" "--root is not a directory"
-    return 3
-  fi
-  printf -v "$3" '%s' "$2"
-}
-
 # resume_pick_task <program> <root> <task-flag> <out-var> [quiet]: the task
 # named by --task, else the one active task. Returns 3 after saying why not
 # (nothing is said when quiet is set).
@@ -253,7 +238,7 @@ resume_replay_main() {
     dr_err "$prog" "--hint prints recommended_next alone; it takes neither --option nor --json"
     return 3
   fi
-  resume_find_root "$prog" "$opt_root" root || return 3
+  dr_reader_root "$prog" "$opt_root" root || return 3
   resume_pick_task "$prog" "$root" "$opt_task" task || return 3
   resume_read_snapshot "$root" "$task" rs || return $?
   if [ -n "$opt_hint" ]; then
@@ -291,7 +276,7 @@ resume_task_main() {
   fi
   [ "$status" -eq 0 ] || return 3
   [ -z "$opt_json" ] || format=json
-  resume_find_root "$prog" "$opt_root" root || return 3
+  dr_reader_root "$prog" "$opt_root" root || return 3
   resume_pick_task "$prog" "$root" "$opt_task" task || return 3
   if resume_read_snapshot "$root" "$task" rs; then
     resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta

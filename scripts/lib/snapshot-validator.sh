@@ -100,20 +100,9 @@ check_stage_snapshot() {
     return 3
   fi
   dr_check_task_flag "$prog" "$opt_task" || return 3
-  if [ -n "$opt_root" ]; then
-    if [ ! -d "$opt_root" ]; then
-      dr_err "$prog" "--root is not a directory"
-      return 3
-    fi
-    root=$opt_root
-  else
-    dr_find_root root
-  fi
+  dr_reader_root "$prog" "$opt_root" root || return 3
+  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
   rel=datarim/snapshots/$opt_task.snapshot.md
-  if [ -L "$root/datarim/snapshots" ]; then
-    dr_err "$prog" "datarim/snapshots is a symlink"
-    return 2
-  fi
   snapshot_check_file "$root/$rel" "$opt_task" msg || status=$?
   [ "$status" -eq 0 ] || dr_err "$prog" "$rel $msg"
   return "$status"

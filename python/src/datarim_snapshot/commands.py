@@ -10,7 +10,7 @@ from .texts import usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from .console import Console
 
@@ -58,21 +58,36 @@ def check_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, output and exit codes as dev-tools/check-stage-snapshot-on-exit.sh."""
     from .validate import validate_stage_snapshot
 
+    return run_checker(argv, console, CHECKER, "--task", validate_stage_snapshot, self_test)
+
+
+def run_checker(
+    argv: Sequence[str],
+    console: Console,
+    program: str,
+    id_flag: str,
+    validate: Callable[[str, str | None], object],
+    run_self_test: Callable[[Console], int],
+) -> int:
+    """A validator's command line: <id_flag> <ID> [--root <dir>], --validate-frontmatter
+    (accepted, changes nothing), --self-test, -h/--help. 0 valid, 1 missing,
+    2 malformed, 3 usage; nothing on stdout, one line on stderr."""
+    name = id_flag[2:]
     try:
-        flags = parse_flags("--task= --root= --validate-frontmatter --self-test", "", argv)
+        flags = parse_flags(f"{id_flag}= --root= --validate-frontmatter --self-test", "", argv)
         if flags.get("self_test"):
-            return self_test(console)
-        if "task" not in flags:
-            raise UsageError("missing required flag(s): --task", code=3)
-        validate_stage_snapshot(flags["task"], flags.get("root"))
+            return run_self_test(console)
+        if name not in flags:
+            raise UsageError(f"missing required flag(s): {id_flag}", code=3)
+        validate(flags[name], flags.get("root"))
     except HelpRequested:
-        console.write(usage(CHECKER))
+        console.write(usage(program))
         return 0
     except UsageError as exc:
-        console.error(CHECKER, exc.message)
+        console.error(program, exc.message)
         return 3
     except DatarimError as exc:
-        console.error(CHECKER, exc.message)
+        console.error(program, exc.message)
         return exc.code
     return 0
 

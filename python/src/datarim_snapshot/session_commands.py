@@ -62,25 +62,10 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
 
 def session_check_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, output and exit codes as dev-tools/check-session-handoff.sh."""
+    from .commands import run_checker
     from .session_validate import validate_session_handoff
 
-    try:
-        flags = parse_flags("--session= --root= --validate-frontmatter --self-test", "", argv)
-        if flags.get("self_test"):
-            return self_test(console)
-        if "session" not in flags:
-            raise UsageError("missing required flag(s): --session", code=3)
-        validate_session_handoff(flags["session"], flags.get("root"))
-    except HelpRequested:
-        console.write(usage(CHECKER))
-        return 0
-    except UsageError as exc:
-        console.error(CHECKER, exc.message)
-        return 3
-    except DatarimError as exc:
-        console.error(CHECKER, exc.message)
-        return exc.code
-    return 0
+    return run_checker(argv, console, CHECKER, "--session", validate_session_handoff, self_test)
 
 
 def self_test(console: Console) -> int:
