@@ -20,6 +20,17 @@ function next_line(    s, j) {
     return "\001EOF"
 }
 
+# The checks every artefact opens with, in this order: at most <cap> bytes,
+# valid UTF-8 (B[1..ntext], the bytes before a NUL), no NUL (nul >= 0: there
+# is one), then the opening "---" line; POS is left after it.
+function open_frontmatter(cap, ntext, nul) {
+    if (N > cap) broken("is over the " cap "-byte cap")
+    if (utf8_scan(B, 1, ntext, 0, 0) != "") broken("is not valid UTF-8")
+    if (nul >= 0) broken("holds a NUL byte")
+    POS = 1
+    if (next_line() != "---") broken("does not start with --- frontmatter")
+}
+
 # Printable form of a key for a message: controls become "?".
 function shown(s) {
     gsub(/[\001-\037\177]/, "?", s)

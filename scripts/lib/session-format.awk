@@ -138,11 +138,7 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
 }
 
 function session_check_file(id, ntext, nul,    block, line, a, b, mark, markl, fault, from, to, first) {
-    if (N > SESSION_CAP) broken("is over the " SESSION_CAP "-byte cap")
-    if (utf8_scan(B, 1, ntext, 0, 0) != "") broken("is not valid UTF-8")
-    if (nul >= 0) broken("holds a NUL byte")
-    POS = 1
-    if (next_line() != "---") broken("does not start with --- frontmatter")
+    open_frontmatter(SESSION_CAP, ntext, nul)
     if (B[N] != 10) broken("does not end with a newline")
     SESSION_LINE = 1
     block = 0

@@ -51,12 +51,7 @@ BEGIN {
     LISTS = " options "
     OPTIONAL_KEYS = " git_head git_branch git_dirty "
     N = ENVIRON["DR_FILE_LEN"] + 0
-    if (N > CAP) broken("is over the " CAP "-byte cap")
-    fault = utf8_scan(B, 1, str_bytes(ENVIRON["DR_FILE"], B), 0, 0)
-    if (fault != "") broken("is not valid UTF-8")
-    if (ENVIRON["DR_FILE_NUL"] + 0 >= 0) broken("holds a NUL byte")
-    POS = 1
-    if (next_line() != "---") broken("does not start with --- frontmatter")
+    open_frontmatter(CAP, str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
 
     v = expect_field("task_id")
     if (v != ENVIRON["DR_TASK"]) broken("task_id " shown(v) " does not match the file name")

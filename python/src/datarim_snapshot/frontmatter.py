@@ -7,7 +7,7 @@ broken rule raises MalformedError with the message the shell prints.
 from __future__ import annotations
 
 from .errors import MalformedError
-from .rules import shown
+from .rules import shown, utf8_scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,6 +29,23 @@ class Lines:
         line = self.data[self.pos : end]
         self.pos = end + 1
         return line
+
+
+def open_frontmatter(data: bytes, cap: int) -> Lines:
+    """The checks every artefact opens with, in this order: at most cap bytes,
+    valid UTF-8 (before a NUL), no NUL, then the opening "---" line. Returns
+    the lines after it; raises MalformedError naming the first broken rule."""
+    if len(data) > cap:
+        raise MalformedError(f"is over the {cap}-byte cap")
+    nul = data.find(b"\0")
+    if utf8_scan(data if nul < 0 else data[:nul]):
+        raise MalformedError("is not valid UTF-8")
+    if nul >= 0:
+        raise MalformedError("holds a NUL byte")
+    lines = Lines(data)
+    if lines.next() != b"---":
+        raise MalformedError("does not start with --- frontmatter")
+    return lines
 
 
 def text(value: bytes) -> str:

@@ -7,7 +7,7 @@ and the resume.
 from __future__ import annotations
 
 from .errors import MalformedError
-from .frontmatter import Fields, Lines, text
+from .frontmatter import Fields, Lines, open_frontmatter, text
 from .records import Record
 from .rules import (
     is_captured_by,
@@ -16,7 +16,6 @@ from .rules import (
     pattern,
     slash_command_fault,
     task_id_ok,
-    utf8_scan,
     yaml_quoted_ok,
 )
 
@@ -175,16 +174,7 @@ def _check_frontmatter(lines: Lines, session_id: str, block: Block) -> None:
 def check_session_bytes(data: bytes, session_id: str) -> Block:
     """Raises MalformedError naming the first broken rule of any block; else
     returns the newest block. data is at most SESSION_CAP+1 bytes."""
-    if len(data) > SESSION_CAP:
-        raise MalformedError(f"is over the {SESSION_CAP}-byte cap")
-    nul = data.find(b"\0")
-    if utf8_scan(data if nul < 0 else data[:nul]):
-        raise MalformedError("is not valid UTF-8")
-    if nul >= 0:
-        raise MalformedError("holds a NUL byte")
-    lines = Lines(data)
-    if lines.next() != b"---":
-        raise MalformedError("does not start with --- frontmatter")
+    lines = open_frontmatter(data, SESSION_CAP)
     if not data.endswith(b"\n"):
         raise MalformedError("does not end with a newline")
     number = 1  # file line last read

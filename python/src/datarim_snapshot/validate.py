@@ -7,7 +7,7 @@ import stat
 
 from . import anchor, fsops
 from .errors import MalformedError, MissingError, RefusedError, UsageError
-from .frontmatter import Fields, Lines, key_of, text
+from .frontmatter import Fields, key_of, open_frontmatter, text
 from .records import Record
 from .rules import (
     BAD_TASK,
@@ -19,7 +19,6 @@ from .rules import (
     shown,
     slash_command_fault,
     task_id_ok,
-    utf8_scan,
     yaml_quoted_ok,
     yaml_unquote,
 )
@@ -114,16 +113,7 @@ def check_snapshot_bytes(
     """Raises MalformedError naming the first broken rule; data is at most CAP+1 bytes.
     Returns the validated fields."""
     size = len(data)
-    if size > CAP:
-        raise MalformedError(f"is over the {CAP}-byte cap")
-    nul = data.find(b"\0")
-    if utf8_scan(data if nul < 0 else data[:nul]):
-        raise MalformedError("is not valid UTF-8")
-    if nul >= 0:
-        raise MalformedError("holds a NUL byte")
-    lines = Lines(data)
-    if lines.next() != b"---":
-        raise MalformedError("does not start with --- frontmatter")
+    lines = open_frontmatter(data, CAP)
     reader = Fields(lines, FIELDS, lists=("options",), extra=(*anchor.FIELDS, *extra_keys))
     field = reader.field
     seen = reader.seen
