@@ -484,6 +484,35 @@ dr_find_root() {
   printf -v "$1" '%s' "$start"
 }
 
+# dr_checker_flags <program> <id-flag> <self-test-fn> <done-var> "$@": how
+# every validator starts. Parses <id-flag> (e.g. --task), --root,
+# --validate-frontmatter (accepted, changes nothing) and --self-test into the
+# caller's opt_* locals. Sets <done-var> to 1 when the command is over (help
+# printed: 0; --self-test run: its status; usage error: 3) and returns that
+# code; else returns 0 with <done-var> empty, opt_<id> and opt_root set.
+dr_checker_flags() {
+  local dr_cf_prog=$1 dr_cf_flag=$2 dr_cf_test=$3 dr_cf_done=$4 dr_cf_status=0 dr_cf_id
+  shift 4
+  printf -v "$dr_cf_done" '%s' 1
+  dr_parse_flags "$dr_cf_prog" "$dr_cf_flag= --root= --validate-frontmatter --self-test" "" "$@" ||
+    dr_cf_status=$?
+  if [ "$dr_cf_status" -eq 4 ]; then
+    dr_usage "$dr_cf_prog"
+    return 0
+  fi
+  [ "$dr_cf_status" -eq 0 ] || return 3
+  if [ -n "$opt_self_test" ]; then
+    "$dr_cf_test"
+    return $?
+  fi
+  eval "dr_cf_id=\${opt_${dr_cf_flag#--}}"
+  if [ -z "$dr_cf_id" ]; then
+    dr_err "$dr_cf_prog" "missing required flag(s): $dr_cf_flag"
+    return 3
+  fi
+  printf -v "$dr_cf_done" '%s' ''
+}
+
 # dr_reader_root <program> <root-flag> <out-var>: the root a reader works in:
 # --root when given (it must be a directory), else dr_find_root's. Returns 3
 # (usage) after reporting a --root that is not a directory.

@@ -46,24 +46,12 @@ session_resolve() {
 # check_session_handoff: the validator's command line. 0 valid, 1 missing,
 # 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
 check_session_handoff() {
-  local prog=check-session-handoff status=0 file msg
+  local prog=check-session-handoff status=0 finished file msg
   # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
   # shellcheck disable=SC2034
   local opt_session='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
-  dr_parse_flags "$prog" "--session= --root= --validate-frontmatter --self-test" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage check-session-handoff
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
-  if [ -n "$opt_self_test" ]; then
-    session_self_test
-    return $?
-  fi
-  if [ -z "$opt_session" ]; then
-    dr_err "$prog" "missing required flag(s): --session"
-    return 3
-  fi
+  dr_checker_flags "$prog" --session session_self_test finished "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   if ! dr_session_id_ok "$opt_session"; then
     dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
     return 3

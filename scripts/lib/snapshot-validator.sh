@@ -81,24 +81,12 @@ snapshot_take_fields() {
 # check_stage_snapshot: the validator's command line. 0 valid, 1 missing,
 # 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
 check_stage_snapshot() {
-  local prog=check-stage-snapshot status=0 root rel msg
+  local prog=check-stage-snapshot status=0 finished root rel msg
   # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
   # shellcheck disable=SC2034
   local opt_task='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
-  dr_parse_flags "$prog" "--task= --root= --validate-frontmatter --self-test" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage check-stage-snapshot
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
-  if [ -n "$opt_self_test" ]; then
-    snapshot_self_test
-    return $?
-  fi
-  if [ -z "$opt_task" ]; then
-    dr_err "$prog" "missing required flag(s): --task"
-    return 3
-  fi
+  dr_checker_flags "$prog" --task snapshot_self_test finished "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   dr_check_task_flag "$prog" "$opt_task" || return 3
   dr_reader_root "$prog" "$opt_root" root || return 3
   dr_refuse_symlinked "$prog" "$root" snapshots || return 2
