@@ -1,6 +1,7 @@
 # Reads the CTA block that ends a /dr-* stage's answer (CONTRACT §7).
-# Input: the answer on stdin. ENVIRON: DR_TASK (the --task value).
-# Needs datarim-rules.awk before it on the awk command line; run with LC_ALL=C
+# Input: the answer on stdin. ENVIRON: DR_TASK (the --task value), DR_REDACT
+# (0: the JSON keeps secrets). Needs datarim-rules.awk and datarim-redact.awk
+# before it on the awk command line; run with LC_ALL=C
 # (strings are bytes; the Russian tokens below are matched as UTF-8 bytes).
 #
 # Output, first line always: the word a stage header on line 1
@@ -8,10 +9,12 @@
 # Then, exit 0: recommended_next, the JSON object, the options lines (the
 # primary first, each ending in a newline), and "."; exit 1: the refusal.
 #
-# The block starts at the LAST header line of the answer and ends at its
-# closing "---" line (or the end of the answer); text after it is ignored.
-# Inside it, "N. ..." lines are options until "**Другие активные задачи" starts
-# the list of other tasks, which is no part of this task's options.
+# The block starts at the LAST header line of the answer outside code fences
+# and ends at its closing "---" line (or the end of the answer); text after it
+# is ignored. Inside it, "N. ..." lines are options until a line starting
+# "Другие активные задачи" (bold or not) starts the list of other tasks, which
+# is no part of this task's options. A fenced block (``` or ~~~) quotes text:
+# nothing in it counts.
 # Twin of python/src/datarim_snapshot/cta.py.
 
 function cta_refuse(msg) {
@@ -19,16 +22,41 @@ function cta_refuse(msg) {
     exit 1
 }
 
-# Sets HID to the task ID a CTA header line names ("" when none) and
-# returns 1; 0 when the line is no CTA header.
-function cta_header(line,    i, rest) {
+# Sets HID to the task ID a CTA header line names ("" when none, or when
+# more than a space or "**" follows it) and HID_RUNS_ON, and returns 1; 0
+# when the line is no CTA header.
+function cta_header(line,    i, rest, next_char) {
     for (i = 1; i <= 3; i++) {
         if (index(line, HEAD[i]) != 1) continue
         rest = substr(line, length(HEAD[i]) + 1)
         HID = match(rest, /^[A-Za-z0-9-]+/) ? substr(rest, 1, RLENGTH) : ""
+        next_char = substr(rest, length(HID) + 1, 1)
+        HID_RUNS_ON = HID != "" && next_char != "" && next_char != " " && next_char != "*"
         return 1
     }
     return 0
+}
+
+# The fence a line opens or closes: its run of three or more ` or ~ after at
+# most three spaces ("" for any other line). FENCE_ALONE: nothing follows it.
+function fence_run(line,    s, c, n) {
+    s = line
+    sub(/^ ? ? ?/, "", s)
+    c = substr(s, 1, 1)
+    FENCE_ALONE = 0
+    if (c != "`" && c != "~") return ""
+    n = 1
+    while (substr(s, n + 1, 1) == c) n++
+    if (n < 3) return ""
+    FENCE_ALONE = n == length(s)
+    return substr(s, 1, n)
+}
+
+# "Другие активные задачи" after any "#", "*" or blanks starts the other tasks.
+function other_tasks_heading(line,    s) {
+    s = line
+    sub(/^[#* \t]+/, "", s)
+    return index(s, OTHER_TASKS) == 1
 }
 
 function stage_header_id(line,    p, id) {
@@ -41,8 +69,11 @@ function stage_header_id(line,    p, id) {
 
 # Splits option k's text t: sets CMD ("" for a plain-text option), HAS_CMD,
 # MARK ("primary", "alternative" or "") and PURPOSE (the marker dropped).
-function cta_option(t, k,    tick, rest, p) {
+function cta_option(t, k,    tick, rest, p, bare) {
     CMD = ""; HAS_CMD = 0; MARK = ""
+    # A line ending in " — " lost its last blank with the trailing blanks.
+    bare = substr(SEP, 1, length(SEP) - 1)
+    if (length(t) >= length(bare) && substr(t, length(t) - length(bare) + 1) == bare) t = t " "
     if (substr(t, 1, 1) == "`") {
         tick = index(substr(t, 2), "`")
         if (!tick) cta_refuse("CTA option " k ": the command's closing backtick is missing")
@@ -72,13 +103,13 @@ BEGIN {
     HEAD[1] = "**Следующий шаг — "
     HEAD[2] = "**QA failed для "
     HEAD[3] = "**Expectations BLOCKED для "
-    OTHER_TASKS = "**Другие активные задачи"
+    OTHER_TASKS = "Другие активные задачи"
     PRIMARY = "**рекомендуется**"
     ALTERNATIVE = "альтернатива"
     SEP = " — "
     MIDDOT = " · "
     MAX_OPTIONS = 5
-    found = 0; state = ""; n = 0
+    found = 0; state = ""; n = 0; fence = ""
 }
 
 {
@@ -86,16 +117,29 @@ BEGIN {
     sub(/\r$/, "", line)
     sub(/[ \t]+$/, "", line)
     if (NR == 1) stage_id = stage_header_id(line)
+    run = fence_run(line)
+    if (fence != "") {
+        # Closed by a run of the same character at least as long, alone on its line.
+        if (FENCE_ALONE && index(run, fence) == 1) fence = ""
+        next
+    }
+    if (run != "") {
+        fence = run
+        next
+    }
     if (cta_header(line)) {
-        found = 1; hid = HID; state = "options"; n = 0
+        found = 1; hid = HID; hid_runs_on = HID_RUNS_ON; state = "options"; n = 0
         next
     }
     if (state == "options") {
         if (line == "---") state = "closed"
-        else if (index(line, OTHER_TASKS) == 1) state = "other-tasks"
+        else if (other_tasks_heading(line)) state = "other-tasks"
         else if (line ~ /^[0-9]+\. /) {
             n++
-            if (n <= MAX_OPTIONS) opt[n] = substr(line, index(line, ". ") + 2)
+            if (n <= MAX_OPTIONS) {
+                opt[n] = substr(line, index(line, ". ") + 2)
+                sub(/^[ \t]+/, "", opt[n])
+            }
         }
     } else if (state == "other-tasks" && line == "---") state = "closed"
 }
@@ -105,6 +149,7 @@ END {
     if (!found)
         cta_refuse("--response-file has no CTA block (a line starting **Следующий шаг — <ID>, **QA failed для <ID> or **Expectations BLOCKED для <ID>)")
     if (hid == "") cta_refuse("the CTA header names no task ID")
+    if (hid_runs_on) cta_refuse("the CTA header's task ID " hid " runs on into other text (want a space or ** after it)")
     if (hid != ENVIRON["DR_TASK"]) cta_refuse("the CTA block is for " hid ", not --task " ENVIRON["DR_TASK"])
     if (n == 0) cta_refuse("the CTA block has no numbered options")
     if (n > MAX_OPTIONS) cta_refuse("the CTA block has " n " options (at most " MAX_OPTIONS ")")
@@ -136,13 +181,16 @@ END {
 
     # The primary goes first: a replay shows the first option whose command
     # matches recommended_next, and that must be this one.
+    # The JSON shows the options as the snapshot will hold them: redacted.
+    redacting = ENVIRON["DR_REDACT"] != "0"
+    if (redacting) redact_init()
     lines = item[primary] "\n"
     json = "{\"task_id\":" json_string(ENVIRON["DR_TASK"]) ",\"recommended_next\":" json_string(next_cmd) \
-        ",\"options\":[" json_string(item[primary])
+        ",\"options\":[" json_string(redacting ? redact_text(item[primary]) : item[primary])
     for (k = 1; k <= n; k++) {
         if (k == primary) continue
         lines = lines item[k] "\n"
-        json = json "," json_string(item[k])
+        json = json "," json_string(redacting ? redact_text(item[k]) : item[k])
     }
     json = json "]}"
     if (length(lines) > CAP) cta_refuse("the CTA options take " length(lines) " bytes, more than the " CAP "-byte cap")

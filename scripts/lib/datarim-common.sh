@@ -224,14 +224,23 @@ dr_resolve_root() {
   printf -v "$3" '%s' "$abs"
 }
 
-# dr_artifact_dir <program> <dir>: refuses a symlink standing in for <dir>,
-# and creates it (parents too) as 700 whatever the umask when it is missing.
+# dr_artifact_dir <program> <dir> [--check]: refuses a symlink standing in for
+# <dir>, and creates it (parents too) as 700 whatever the umask when it is
+# missing. With --check (a dry run) nothing is created: it only refuses what
+# the write would refuse, a symlink or something that is no directory.
 dr_artifact_dir() {
   if [ -L "$2" ]; then
     dr_err "$1" "datarim/${2##*/} is a symlink; refusing to write through it"
     return 1
   fi
   [ -d "$2" ] && return 0
+  if [ "${3:-}" = --check ]; then
+    if [ -e "$2" ] || { [ -e "${2%/*}" ] && [ ! -d "${2%/*}" ]; }; then
+      dr_err "$1" "cannot create datarim/${2##*/}"
+      return 1
+    fi
+    return 0
+  fi
   if ! LC_ALL=C mkdir -p -- "${2%/*}" 2>/dev/null || ! LC_ALL=C mkdir -m 700 -- "$2" 2>/dev/null; then
     [ -d "$2" ] && [ ! -L "$2" ] && return 0 # a concurrent writer made it
     dr_err "$1" "cannot create datarim/${2##*/}"

@@ -29,7 +29,8 @@ emit_parse_cta() {
   dr_lib_dir_into dir
   # Some awks (BusyBox, macOS) end a line at NUL. NUL and SOH get the same
   # verdict from the CTA rules (a control character), so hand awk SOH instead.
-  out=$(tr '\000' '\001' <"$2" | LC_ALL=C DR_TASK=$3 awk -f "$dir/datarim-rules.awk" -f "$dir/cta-parse.awk" 2>/dev/null) ||
+  out=$(tr '\000' '\001' <"$2" | LC_ALL=C DR_TASK=$3 DR_REDACT=${DATARIM_SNAPSHOT_REDACT:-1} \
+    awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" -f "$dir/cta-parse.awk" 2>/dev/null) ||
     status=$?
   stage_id=${out%%"$nl"*}
   out=${out#*"$nl"}
@@ -78,6 +79,7 @@ emit_stage_snapshot() {
     return 0
   fi
   dr_resolve_root "$prog" "$opt_root" root || return 1
+  dr_artifact_dir "$prog" "$root/datarim/snapshots" --check || return 1
   if [ -n "$opt_json" ]; then
     printf '%s\n' "$cta_json"
   else

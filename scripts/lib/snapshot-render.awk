@@ -6,7 +6,8 @@
 #          DR_OPTIONS/_LEN/_NUL and DR_BODY/_LEN/_NUL (see datarim-rules.awk;
 #          the body read up to DR_BODY_WINDOW + 1 bytes), DR_REDACT (0: keep
 #          secrets as they are).
-# Success: the number of secrets redacted, LF, the whole file, ".", exit 0.
+# Success: the number of secrets redacted (options and body), LF, the whole
+# file, ".", exit 0.
 # Refusal: one message line on stdout, exit 1.
 # Needs datarim-rules.awk, datarim-redact.awk and git-anchor.awk before it on
 # the awk command line.
@@ -44,11 +45,13 @@ BEGIN {
     if (!is_timestamp(ENVIRON["DR_CAPTURED_AT"]))
         refuse("invalid --captured-at (want YYYY-MM-DDTHH:MM:SSZ, a real UTC time)")
 
+    redacting = ENVIRON["DR_REDACT"] != "0"
+    if (redacting) redact_init()
     nopt = str_bytes(ENVIRON["DR_OPTIONS"], opt)
     if (ENVIRON["DR_OPTIONS_LEN"] + 0 > CAP) refuse("--options-file is larger than " CAP " bytes")
     # A NUL ends what we were given; the line holding it is refused below.
     nul = ENVIRON["DR_OPTIONS_NUL"] + 0
-    options = ""; count = 0; line = 0; start = 1
+    options = ""; count = 0; line = 0; start = 1; redacted_options = 0
     for (i = 1; i <= nopt + 1; i++) {
         if (i <= nopt && opt[i] != 10) continue
         line++
@@ -59,7 +62,13 @@ BEGIN {
         if (fault == "utf8") refuse("--options-file line " line " is not valid UTF-8")
         if (fault != "") refuse("--options-file line " line " holds a control character")
         if (stop >= start) {
-            options = options "  - " yaml_quote(opt, start, stop) "\n"
+            # An option line is redacted on its own: one option, one line.
+            item = redacting ? redact_text(substr(ENVIRON["DR_OPTIONS"], start, stop - start + 1)) : ""
+            if (redacting && REDACT_COUNT > redacted_options) {
+                redacted_options = REDACT_COUNT
+                n = str_bytes(item, quoted)
+                options = options "  - " yaml_quote(quoted, 1, n) "\n"
+            } else options = options "  - " yaml_quote(opt, start, stop) "\n"
             count++
         }
         start = i + 1
@@ -92,8 +101,7 @@ BEGIN {
         if (nul >= WINDOW) nul = -1
     }
     redacted = 0
-    if (ENVIRON["DR_REDACT"] != "0") {
-        redact_init()
+    if (redacting) {
         text = redact_text(text)
         redacted = REDACT_COUNT
     }

@@ -63,27 +63,15 @@ emit_args() {
 
 @test "the replay of an emitted snapshot shows the primary option with its purpose as the CTA line" {
   local -a args=()
-  local line option cta='' next body snapshot
+  local line
   while IFS= read -r line; do args+=("$line"); done < <(emit_args)
   "$REPO/dev-tools/emit-stage-snapshot.sh" "${args[@]}"
-  "$REPO/dev-tools/check-stage-snapshot-on-exit.sh" --task TUNE-0032 --root "$WS"
-  snapshot=$WS/datarim/snapshots/TUNE-0032.snapshot.md
-  next=$(sed -n 's/^recommended_next: //p' "$snapshot")
-  [ "$next" = /dr-do ]
-  # The first option whose command's first word is recommended_next (CONTRACT §4).
-  while IFS= read -r line; do
-    case $line in '  - "'*'"') ;; *) continue ;; esac
-    option=${line#'  - "'}
-    option=${option%'"'}
-    if [ -z "$cta" ] && [ "${option%% *}" = "$next" ]; then cta=$option; fi
-  done <"$snapshot"
-  [ "$cta" = "/dr-do TUNE-0032 | TDD implementation" ]
-  body=$(cat "$snapshot"; printf x)
-  body=${body#*$'\n'---$'\n'$'\n'}
-  body=${body%x}
-  # shellcheck source=scripts/lib/replay-render.sh
-  . "$REPO/scripts/lib/replay-render.sh"
-  run replay_render_prompt "$cta" "$body"
+  run "$REPO/dev-tools/render-replay-prompt.sh" --task TUNE-0032 --root "$WS" --hint
+  [ "$status" -eq 0 ]
+  [ "$output" = /dr-do ]
+  # Option 1 also starts with /dr-do; the replay must still show the primary.
+  run "$REPO/dev-tools/render-replay-prompt.sh" --task TUNE-0032 --root "$WS"
+  [ "$status" -eq 0 ]
   [ "${lines[0]}" = "/dr-do TUNE-0032 | TDD implementation" ]
   [[ "$output" == *$'\n'"done before:"$'\n'"$(cat "$BATS_TEST_TMPDIR/answer.md")" ]]
 }

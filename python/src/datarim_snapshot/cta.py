@@ -1,9 +1,11 @@
 """The CTA block that ends a /dr-* stage's answer (CONTRACT §7), twin of scripts/lib/cta-parse.awk.
 
-The block starts at the last header line of the answer and ends at its
-closing "---" line (or the end of the answer); text after it is ignored.
-Inside it, "N. ..." lines are options until "**Другие активные задачи" starts
-the list of other tasks, which is no part of this task's options.
+The block starts at the last header line of the answer outside code fences
+and ends at its closing "---" line (or the end of the answer); text after it
+is ignored. Inside it, "N. ..." lines are options until a line starting
+"Другие активные задачи" (bold or not) starts the list of other tasks, which
+is no part of this task's options. A fenced block (``` or ~~~) quotes text:
+nothing in it counts.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 HEADERS = tuple(
     h.encode() for h in ("**Следующий шаг — ", "**QA failed для ", "**Expectations BLOCKED для ")
 )
-OTHER_TASKS = "**Другие активные задачи".encode()
+OTHER_TASKS = "Другие активные задачи".encode()
 PRIMARY = "**рекомендуется**"
 ALTERNATIVE = "альтернатива"
 SEP = " — "
@@ -43,12 +45,13 @@ class CtaBlock(Record):
 
 
 class _Scan(Record):
-    __slots__ = ("stage_id", "found", "header_id", "count", "options")
+    __slots__ = ("stage_id", "found", "header_id", "header_runs_on", "count", "options")
 
     def __init__(self) -> None:
         self.stage_id = b""
         self.found = False
         self.header_id = b""
+        self.header_runs_on = False
         self.count = 0
         self.options: list[bytes] | None = None
 
@@ -73,15 +76,34 @@ def _lines(path: str) -> Iterator[bytes]:
             yield line.rstrip(b" \t")
 
 
-def _header_id(line: bytes) -> bytes | None:
-    """The task ID a CTA header line names (b"" when none); None for any other line."""
+def _header_id(line: bytes) -> tuple[bytes, bool] | None:
+    """The task ID a CTA header line names (b"" when none), and whether more
+    than a space or "**" follows it; None for any other line."""
     for head in HEADERS:
         if line.startswith(head):
             end = start = len(head)
             while end < len(line) and line[end] in _ID_BYTES:  # [A-Za-z0-9-]*
                 end += 1
-            return line[start:end]
+            runs_on = end > start and end < len(line) and line[end] not in b" *"
+            return line[start:end], runs_on
     return None
+
+
+def _fence_run(line: bytes) -> tuple[bytes, bool]:
+    """The fence a line opens or closes: its run of three or more ` or ~ after
+    at most three spaces (b"" for any other line), and whether nothing follows it."""
+    text = line[3:] if line.startswith(b"   ") else line.lstrip(b" ")
+    if not text[:1] or text[:1] not in b"`~":
+        return b"", False
+    n = len(text) - len(text.lstrip(text[:1]))
+    if n < 3:
+        return b"", False
+    return text[:n], n == len(text)
+
+
+def _other_tasks_heading(line: bytes) -> bool:
+    """"Другие активные задачи" after any "#", "*" or blanks starts the other tasks."""
+    return line.lstrip(b"#* \t").startswith(OTHER_TASKS)
 
 
 def _stage_header_id(line: bytes) -> bytes:
@@ -100,22 +122,33 @@ def _numbered(line: bytes) -> bool:
 def _scan(path: str) -> _Scan:
     scan = _Scan()
     state = ""
+    fence = b""
     for number, line in enumerate(_lines(path), start=1):
         if number == 1:
             scan.stage_id = _stage_header_id(line)
+        run, alone = _fence_run(line)
+        if fence:
+            # Closed by a run of the same character at least as long, alone on its line.
+            if alone and run.startswith(fence):
+                fence = b""
+            continue
+        if run:
+            fence = run
+            continue
         header = _header_id(line)
         if header is not None:
-            scan.found, scan.header_id, scan.count, scan.options = True, header, 0, []
+            scan.found, scan.count, scan.options = True, 0, []
+            scan.header_id, scan.header_runs_on = header
             state = "options"
         elif state == "options":
             if line == b"---":
                 state = "closed"
-            elif line.startswith(OTHER_TASKS):
+            elif _other_tasks_heading(line):
                 state = "other-tasks"
             elif _numbered(line) and scan.options is not None:
                 scan.count += 1
                 if scan.count <= MAX_OPTIONS:
-                    scan.options.append(line[line.index(b". ") + 2 :])
+                    scan.options.append(line[line.index(b". ") + 2 :].lstrip(b" \t"))
         elif state == "other-tasks" and line == b"---":
             state = "closed"
     return scan
@@ -128,24 +161,26 @@ def _option(text: bytes, number: int) -> _Option:
     if fault:
         raise RefusedError(f"CTA option {number} holds a control character")
     command: bytes | None = None
-    if text.startswith(b"`"):
-        tick = text.find(b"`", 1)
+    # A line ending in " — " lost its last blank with the trailing blanks.
+    parsed = text + b" " if text.endswith(_SEP[:-1]) else text
+    if parsed.startswith(b"`"):
+        tick = parsed.find(b"`", 1)
         if tick < 0:
             raise RefusedError(f"CTA option {number}: the command's closing backtick is missing")
-        command = text[1:tick]
+        command = parsed[1:tick]
         if not command.startswith(b"/"):
             raise RefusedError(
                 f"CTA option {number}: the command `{command.decode()}` does not start with /"
             )
-        rest = text[tick + 1 :]
+        rest = parsed[tick + 1 :]
         if rest and not rest.startswith(_SEP):
             raise RefusedError(
                 f"CTA option {number}: want '{SEP}' between the command and its purpose"
             )
         rest = rest[len(_SEP) :]
     else:
-        sep = text.find(_SEP)
-        rest = text[sep + len(_SEP) :] if sep >= 0 else b""
+        sep = parsed.find(_SEP)
+        rest = parsed[sep + len(_SEP) :] if sep >= 0 else b""
     primary = False
     if rest == _PRIMARY or rest.startswith(_PRIMARY + _SEP):
         primary, rest = True, rest[len(_PRIMARY + _SEP) :]
@@ -170,6 +205,11 @@ def read_cta(path: str, task: str) -> CtaBlock:
     header_id = scan.header_id.decode("ascii")
     if not header_id:
         raise RefusedError("the CTA header names no task ID")
+    if scan.header_runs_on:
+        raise RefusedError(
+            f"the CTA header's task ID {header_id} runs on into other text"
+            " (want a space or ** after it)"
+        )
     if header_id != task:
         raise RefusedError(f"the CTA block is for {header_id}, not --task {task}")
     if scan.count == 0:

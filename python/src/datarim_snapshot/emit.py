@@ -40,10 +40,10 @@ class Emission(FrozenRecord):
     __slots__ = ("task_id", "recommended_next", "options", "preview", "path", "redactions")
     task_id: str
     recommended_next: str
-    options: list[str]  # the primary first
+    options: list[str]  # the primary first, secrets redacted as in the snapshot
     preview: bytes  # the recommended_next and options lines, exactly as in the frontmatter
     path: str | None  # the snapshot written; None for a dry run
-    redactions: int  # secrets saved as [REDACTED] in the body
+    redactions: int  # secrets saved as [REDACTED] in the options and body
 
     def __init__(
         self,
@@ -118,11 +118,17 @@ def emit_stage_snapshot(
     start = content.index(b"\nrecommended_next: ") + 1
     preview = content[start : content.index(b"\nsize_bytes: ") + 1]
     if dry_run:
-        fsops.resolve_root(os.fspath(root))
+        resolved = fsops.resolve_root(os.fspath(root))
+        fsops.artifact_dir(os.path.join(resolved, "datarim", "snapshots"), create=False)
         path = None
     else:
         path = publish_snapshot(root, task, content, timeout)
-    return Emission(task, block.recommended_next, block.options, preview, path, redacted)
+    saved = block.options
+    if redaction_enabled():  # the options as the snapshot holds them
+        from .redaction import redact
+
+        saved = [redact(option.encode())[0].decode() for option in saved]
+    return Emission(task, block.recommended_next, saved, preview, path, redacted)
 
 
 def emit_command(argv: Sequence[str], console: Console) -> int:

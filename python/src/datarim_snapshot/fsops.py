@@ -77,12 +77,18 @@ def resolve_root(root: str) -> str:
     return absolute
 
 
-def artifact_dir(path: str) -> None:
-    """Refuses a symlink standing in for path; creates it as 700 when missing."""
+def artifact_dir(path: str, create: bool = True) -> None:
+    """Refuses a symlink standing in for path; creates it as 700 when missing.
+    With create False (a dry run) only refuses what the write would refuse."""
     name = os.path.basename(path)
     if os.path.islink(path):
         raise RefusedError(f"datarim/{name} is a symlink; refusing to write through it")
     if os.path.isdir(path):
+        return
+    if not create:
+        parent = os.path.dirname(path)
+        if os.path.lexists(path) or (os.path.exists(parent) and not os.path.isdir(parent)):
+            raise RefusedError(f"cannot create datarim/{name}")
         return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -42,18 +42,25 @@ def _is_cont(text: bytes, index: int) -> bool:
     return index < len(text) and 0x80 <= text[index] <= 0xBF
 
 
-def _render_options(options: bytes | None) -> bytes:
+def _render_options(options: bytes | None, redact: bool) -> tuple[bytes, int]:
+    """The options frontmatter, and the number of secrets redacted from it."""
     if options is None:
-        return b"options: []\n"
+        return b"options: []\n", 0
     if len(options) > CAP:
         raise RefusedError(f"--options-file is larger than {CAP} bytes")
     items = []
+    redacted = 0
     for _, segment in checked_lines(options, "--options-file"):
         if segment:
+            if redact:  # an option line is redacted on its own: one option, one line
+                from .redaction import redact as redact_secrets
+
+                segment, count = redact_secrets(segment)
+                redacted += count
             items.append(b"  - " + yaml_quote(segment) + b"\n")
     if not items:
-        return b"options: []\n"
-    return b"options:\n" + b"".join(items)
+        return b"options: []\n", 0
+    return b"options:\n" + b"".join(items), redacted
 
 
 def render_snapshot(
@@ -71,8 +78,8 @@ def render_snapshot(
 ) -> bytes:
     """The snapshot file's bytes. options/body are the first OPTIONS_READ_LIMIT/
     BODY_READ_LIMIT bytes of their files; extra holds pre-rendered optional
-    frontmatter lines; secrets in the body become [REDACTED] unless redact is
-    False. Raises RefusedError naming the first bad input (a bad body by
+    frontmatter lines; secrets in the options and the body become [REDACTED]
+    unless redact is False. Raises RefusedError naming the first bad input (a bad body by
     body_flag, the flag that named it)."""
     return render_snapshot_counted(
         task, stage, command, captured_by, recommended_next, captured_at,
@@ -93,7 +100,7 @@ def render_snapshot_counted(
     body_flag: str = "--body-file",
     redact: bool = True,
 ) -> tuple[bytes, int]:
-    """render_snapshot, and the number of secrets redacted from the body."""
+    """render_snapshot, and the number of secrets redacted (options and body)."""
     if not is_stage(_raw(stage)):
         raise RefusedError("invalid --stage (want one of: " + " ".join(STAGES) + ")")
     fault = slash_command_fault(_raw(command))
@@ -107,6 +114,7 @@ def render_snapshot_counted(
     if not is_timestamp(_raw(captured_at)):
         raise RefusedError("invalid --captured-at (want YYYY-MM-DDTHH:MM:SSZ, a real UTC time)")
 
+    rendered_options, redacted = _render_options(options, redact)
     head = (
         b"---\ntask_id: "
         + _raw(task)
@@ -121,7 +129,7 @@ def render_snapshot_counted(
         + b"\nrecommended_next: "
         + _raw(recommended_next)
         + b"\n"
-        + _render_options(options)
+        + rendered_options
         + b"size_bytes: "
     )
     tail_false = b"\ntruncated: false\n" + extra + b"---\n\n"
@@ -134,11 +142,11 @@ def render_snapshot_counted(
     window = body[:BODY_WINDOW]
     nul = window.find(b"\0")
     text = window if nul < 0 else window[:nul]
-    redacted = 0
     if redact:
         from .redaction import redact as redact_secrets
 
-        text, redacted = redact_secrets(text)
+        text, count = redact_secrets(text)
+        redacted += count
     # The body's size on disk when whole: bytes past a NUL count; a body
     # longer than the window never fits.
     whole = CAP + 1 if more else len(text) + (len(body) - nul if nul >= 0 else 0)
