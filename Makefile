@@ -42,9 +42,11 @@ bats-busybox: $(STAMP)
 pytest: $(STAMP)
 	$(PYTEST) tests/python
 
-## make demo: snapshots for a sample task in a throw-away workspace.
+## make demo: snapshots for a sample task in a throw-away workspace, then a
+## write -> /clear -> resume round trip through the SessionStart hook.
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/demo.sh
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/demo-resume.sh
 
 ## make bench: prints medians and ratios; no pass/fail.
 bench: $(STAMP)

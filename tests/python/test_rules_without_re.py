@@ -159,5 +159,9 @@ def test_cta_option_lines(line: bytes) -> None:
 @MANY
 @given(st.sampled_from(cta.HEADERS), as_bytes(near("Az09-_ *.\u00e9", ["TUNE-0254"])))
 def test_cta_header_ids(head: bytes, rest: bytes) -> None:
-    match = re.compile(rb"[A-Za-z0-9-]+").match(head + rest, len(head))
-    assert cta._header_id(head + rest) == (match.group(0) if match else b"")
+    header_id = re.compile(rb"([A-Za-z0-9-]+)(?=[ *]|\Z)|([A-Za-z0-9-]+)|")
+    match = header_id.match(head + rest, len(head))
+    assert match is not None
+    found = cta._header_id(head + rest)
+    # (the ID, whether more than a space or ** follows it)
+    assert found == (match.group(1) or match.group(2) or b"", match.group(2) is not None)
