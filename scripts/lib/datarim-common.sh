@@ -297,12 +297,33 @@ dr_lock_owner_alive() {
   [ "$status" -ne 1 ]
 }
 
-# dr_lock_read_owner <lock> <out-var>: the owner file's bytes (at most 512);
-# returns 1 when there is no owner file.
+# dr_lock_read_file <file> <out-var>: a lock file's bytes (at most 512); 1
+# when there is no such file. Anything but a regular file (a FIFO would block
+# the read, a symlink lead elsewhere) is never opened: it reads as "<not a
+# regular file>"; a NUL ends the bytes with "<NUL>". Neither passes for a record.
+dr_lock_read_file() {
+  local LC_ALL=C lock_file_bytes='' nul=0
+  if [ -L "$1" ] || { [ -e "$1" ] && [ ! -f "$1" ]; }; then
+    printf -v "$2" '%s' '<not a regular file>'
+    return 0
+  fi
+  { IFS= read -r -d '' -n 512 lock_file_bytes && nul=1; } 2>/dev/null <"$1" || [ -e "$1" ] || return 1
+  # read stops at a NUL with 0, at the end with 1; 0 after exactly 512 bytes
+  # says nothing of a NUL (and a record is never that long).
+  if [ "$nul" = 1 ] && [ "${#lock_file_bytes}" -lt 512 ]; then lock_file_bytes+=$'\n<NUL>'; fi
+  printf -v "$2" '%s' "$lock_file_bytes"
+}
+
+# dr_lock_is_record <bytes>: 0 when <bytes> is a complete owner record;
+# BASH_REMATCH then holds its pid (1), host (2) and start (3).
+dr_lock_is_record() {
+  local LC_ALL=C re=$'^pid=([123456789][0123456789]{0,9})\nhost=([^\n]*)\nstart=([0123456789]*)\nimpl=[^\n]+\n$'
+  [[ $1 =~ $re ]]
+}
+
+# dr_lock_read_owner <lock> <out-var>: dr_lock_read_file of <lock>/owner.
 dr_lock_read_owner() {
-  local LC_ALL=C record=
-  { IFS= read -r -d '' -n 512 record || :; } 2>/dev/null <"$1/owner" || return 1
-  printf -v "$2" '%s' "$record"
+  dr_lock_read_file "$1/owner" "$2"
 }
 
 # dr_lock_commit <lock> <record>: creates <lock>/owner exclusively. 0 created,
@@ -317,6 +338,14 @@ dr_lock_commit() {
   return 1
 }
 
+# dr_lock_put_back <lock> <aside>: links a moved-aside record back as the
+# owner file (never over one: ln fails when the name is taken), then drops the
+# aside name.
+dr_lock_put_back() {
+  LC_ALL=C ln -- "$2" "$1/owner" 2>/dev/null || :
+  rm -f -- "$2" 2>/dev/null || :
+}
+
 # dr_lock_take_over <lock> <record> <seen>: moves the owner file aside,
 # and if it still holds <seen> deletes it and commits <record>; otherwise puts
 # it back. 0 when the lock is now ours.
@@ -324,26 +353,47 @@ dr_lock_take_over() {
   local LC_ALL=C aside moved=
   aside=$1/owner.aside.${BASHPID:-$$}.$RANDOM
   mv -f -- "$1/owner" "$aside" 2>/dev/null || return 1
-  { IFS= read -r -d '' -n 512 moved || :; } 2>/dev/null <"$aside" || :
+  dr_lock_read_file "$aside" moved || :
   if [ "$moved" != "$3" ]; then
     # Not the record we judged: a live writer's. Give it back.
-    mv -f -- "$aside" "$1/owner" 2>/dev/null || :
+    dr_lock_put_back "$1" "$aside"
     return 1
   fi
-  rm -f -- "$aside" 2>/dev/null || :
+  rm -rf -- "$aside" 2>/dev/null || :
   dr_lock_commit "$1" "$2"
+}
+
+# dr_lock_restore_asides <lock> <host>: a lock without an owner file may hold
+# a record a waiter moved aside and did not put back (killed, or paused, in
+# step 5 of the protocol). A complete record of a process that may be alive
+# (or of another host) goes back as the owner; anything else is dropped.
+# Returns 0 when it put a record back.
+dr_lock_restore_asides() {
+  local LC_ALL=C aside record restored=1
+  for aside in "$1"/owner.aside.*; do
+    [ -e "$aside" ] || [ -L "$aside" ] || continue
+    record=
+    dr_lock_read_file "$aside" record || continue
+    if dr_lock_is_record "$record" && { [ "${BASH_REMATCH[2]}" != "$2" ] || [ -z "$2" ] ||
+      dr_lock_owner_alive "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}"; }; then
+      dr_lock_put_back "$1" "$aside"
+      restored=0
+    else
+      rm -rf -- "$aside" 2>/dev/null || :
+    fi
+  done
+  return "$restored"
 }
 
 # dr_lock_recover <lock> <record>: one look at a lock we could not make; 0 when
 # it was orphaned and is now ours. Keeps what it saw in the caller's
-# dr_lock_seen and dr_lock_seen_polls (locals of dr_lock_acquire).
+# dr_lock_seen and dr_lock_seen_polls/dr_lock_seen_since (locals of dr_lock_acquire).
 dr_lock_recover() {
-  local LC_ALL=C seen host re
-  re=$'^pid=([0123456789]{1,10})\nhost=([^\n]*)\nstart=([0123456789]*)\nimpl=[^\n]+\n$'
+  local LC_ALL=C seen host
+  dr_host_name host
   if dr_lock_read_owner "$1" seen; then
-    if [[ $seen =~ $re ]]; then
+    if dr_lock_is_record "$seen"; then
       dr_lock_seen=
-      dr_host_name host
       # Another host's writer (shared filesystem) or a live one: only wait.
       [ -n "$host" ] && [ "${BASH_REMATCH[2]}" = "$host" ] || return 1
       dr_lock_owner_alive "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}" && return 1
@@ -352,17 +402,27 @@ dr_lock_recover() {
     fi
     seen="file:$seen"
   else
+    # A live writer's record moved aside by a waiter that died or stalled
+    # there: put it back rather than count an ownerless lock.
+    if dr_lock_restore_asides "$1" "$host"; then
+      dr_lock_seen=
+      return 1
+    fi
     seen=missing
   fi
   # No complete record: a writer between mkdir and its owner file, or one
-  # killed there. Count the polls that saw the very same state.
+  # killed there. Count the polls (and the clock, when polls run slow) that
+  # saw the very same state.
   if [ "$seen" != "$dr_lock_seen" ]; then
     dr_lock_seen=$seen
     dr_lock_seen_polls=0
+    dr_lock_seen_since=$SECONDS
     return 1
   fi
   dr_lock_seen_polls=$((dr_lock_seen_polls + 1))
-  [ "$dr_lock_seen_polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] || return 1
+  # SECONDS counts whole seconds: more than the grace by it is at least the grace.
+  [ "$dr_lock_seen_polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] ||
+    [ $((SECONDS - dr_lock_seen_since)) -gt "$DR_LOCK_ORPHAN_GRACE" ] || return 1
   dr_lock_seen=
   if [ "$seen" = missing ]; then
     dr_lock_commit "$1" "$2"
@@ -376,7 +436,7 @@ dr_lock_recover() {
 # lock is never broken; an orphaned one is taken over (see above).
 dr_lock_acquire() {
   local prog=$1 lock=$2 tries pid start host record status began=$SECONDS
-  local dr_lock_seen='' dr_lock_seen_polls=0 DR_LOCK_ORPHAN_GRACE=2
+  local dr_lock_seen='' dr_lock_seen_polls=0 dr_lock_seen_since=0 DR_LOCK_ORPHAN_GRACE=2
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
   dr_process_start "$pid" start
@@ -394,7 +454,13 @@ dr_lock_acquire() {
       fi
       # 2: a waiter took our fresh lock over before we wrote the owner (we
       # stalled for the grace period); it is theirs now.
-    elif [ ! -d "$lock" ] && [ ! -L "$lock" ] && [ ! -w "${lock%/*}" ]; then
+    elif [ -L "$lock" ] || [ -f "$lock" ] || [ -p "$lock" ] || [ -S "$lock" ] ||
+      [ -b "$lock" ] || [ -c "$lock" ]; then
+      # Never lock through a symlink, nor wait for a file that is no lock.
+      # (Each test names a kind, so a lock released meanwhile is no match.)
+      dr_err "$prog" "lock ${lock##*/} is a symlink or not a directory; remove it"
+      return 1
+    elif [ ! -d "$lock" ] && [ ! -w "${lock%/*}" ]; then
       # mkdir failed, nothing is there and we may not create it. (When the
       # directory is writable, the holder just released it: try again.)
       dr_err "$prog" "cannot create lock ${lock##*/}"
@@ -422,13 +488,23 @@ dr_lock_release() {
 # dr_publish <program> <dir> <name> <tmp-tag> <content>: writes <content> to a
 # private temp file in <dir> (mode 600), fsyncs it, removes a symlink standing
 # at <dir>/<name> and renames the temp file over it. Call it holding the lock;
-# it first clears temp files that a killed writer of the same tag left.
+# it first clears temp files that a killed writer of the same tag left, and
+# other tags' that are a day old.
 dr_publish() {
-  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp stale status
-  for stale in "$dir/.tmp.$tag".*; do
+  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp stale status foreign=
+  for stale in "$dir/.tmp."*; do
     [ -e "$stale" ] || [ -L "$stale" ] || continue
-    rm -f -- "$stale" 2>/dev/null || :
+    case ${stale#"$dir/.tmp."} in
+      "$tag".*) rm -f -- "$stale" 2>/dev/null || : ;;
+      *) foreign=1 ;;
+    esac
   done
+  # Other tags' temp files are live writers' or dead ones'; a day old, they
+  # are dead (session IDs are new every session, so none would clear them).
+  if [ -n "$foreign" ]; then
+    LC_ALL=C find "$dir/." ! -name . -prune -name '.tmp.*' -type f -mtime +0 \
+      -exec rm -f -- {} + 2>/dev/null || :
+  fi
   if [ -d "$target" ] && [ ! -L "$target" ]; then
     dr_err "$prog" "${target#"${dir%/*/*}"/} is a directory"
     return 1

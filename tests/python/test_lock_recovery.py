@@ -129,3 +129,101 @@ def test_a_lock_without_a_complete_owner_record_waits_out_the_grace(tmp_path: Pa
         assert finish(proc)[:2] == (0, b"held\n"), key
         assert not locks[key].exists()
     assert time.monotonic() - began >= fsops.ORPHAN_GRACE_SECONDS
+
+
+# Owner files that are no record: never opened if not regular (a FIFO would
+# hang the reader), a NUL or a zero-padded pid is no record; all are waited
+# out for the grace and then taken over, by both implementations alike.
+ODD_OWNERS = ("fifo", "directory", "symlink", "nul-after-live-record", "zero-padded-pid")
+
+
+def _odd_owner(lock: Path, kind: str) -> None:
+    lock.mkdir()
+    owner = lock / "owner"
+    live = _record(os.getpid(), fsops.process_start(os.getpid()))
+    if kind == "fifo":
+        os.mkfifo(owner)
+    elif kind == "directory":
+        owner.mkdir()
+        (owner / "inner").write_bytes(b"x")
+    elif kind == "symlink":
+        target = lock.parent / "elsewhere"
+        target.write_bytes(live)
+        owner.symlink_to(target)
+    elif kind == "nul-after-live-record":
+        owner.write_bytes(live + b"\0")
+    else:
+        owner.write_bytes(live.replace(b"pid=", b"pid=000", 1))
+
+
+def test_an_owner_that_is_no_record_never_hangs_and_is_taken_over_after_the_grace(
+    tmp_path: Path,
+) -> None:
+    locks = {}
+    for kind in ODD_OWNERS:
+        for impl in IMPLS:
+            lock = tmp_path / kind / impl / ".lock.TUNE-0254"
+            lock.parent.mkdir(parents=True)
+            _odd_owner(lock, kind)
+            locks[(kind, impl)] = lock
+    procs = {key: start_probe(key[1], lock, 8, 0) for key, lock in locks.items()}
+    for key, proc in procs.items():
+        assert finish(proc)[:2] == (0, b"held\n"), key
+        assert not locks[key].exists(), key
+    # What a symlinked owner pointed at is left alone.
+    assert (tmp_path / "symlink" / "bash" / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("waiter", IMPLS)
+def test_a_live_record_left_aside_by_a_dead_waiter_is_put_back(tmp_path: Path, waiter: str) -> None:
+    # A waiter killed in the take-over, after moving a live writer's record
+    # aside: the lock has no owner file, only the aside. It must not count as
+    # ownerless (the live writer still holds): the next waiter puts it back.
+    lock = tmp_path / ".lock.TUNE-0254"
+    live = _record(os.getpid(), fsops.process_start(os.getpid()))
+    lock.mkdir()
+    (lock / "owner.aside.99999.1").write_bytes(live)
+    code, _, err = finish(start_probe(waiter, lock, 3, 0))
+    assert code == 3, err
+    assert _owner(lock) == live
+    assert not (lock / "owner.aside.99999.1").exists()
+
+
+@pytest.mark.parametrize("waiter", IMPLS)
+def test_a_dead_record_left_aside_is_dropped_and_the_lock_recovered(
+    tmp_path: Path, waiter: str
+) -> None:
+    lock = tmp_path / ".lock.TUNE-0254"
+    lock.mkdir()
+    (lock / "owner.aside.99999.1").write_bytes(_record(_gone_pid(), "1"))
+    assert finish(start_probe(waiter, lock, 8, 0))[:2] == (0, b"held\n")
+    assert not lock.exists()
+
+
+@pytest.mark.parametrize("waiter", IMPLS)
+@pytest.mark.parametrize("kind", ["symlink", "file"])
+def test_a_lock_path_that_is_no_directory_is_refused_and_never_followed(
+    tmp_path: Path, waiter: str, kind: str
+) -> None:
+    lock = tmp_path / ".lock.TUNE-0254"
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_bytes(b"keep\n")
+    if kind == "symlink":
+        lock.symlink_to(victim)
+    else:
+        lock.write_bytes(b"not a lock\n")
+    code, out, err = finish(start_probe(waiter, lock, 3, 0))
+    assert (code, out) == (1, b"")
+    assert err == b"lock-probe: lock .lock.TUNE-0254 is a symlink or not a directory; remove it\n"
+    assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]
+    assert lock.is_symlink() == (kind == "symlink")
+
+
+def test_a_pid_past_what_the_system_can_have_is_dead_without_proc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_isdir = os.path.isdir
+    monkeypatch.setattr(os.path, "isdir", lambda p: p != "/proc/self" and real_isdir(p))
+    assert fsops.owner_alive(9_999_999_999, "") is False
+    assert fsops.owner_alive(os.getpid(), "") is True

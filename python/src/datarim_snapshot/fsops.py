@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 POLL_SECONDS = 0.02
 # A lock seen without a complete owner record for this long is orphaned.
 ORPHAN_GRACE_SECONDS = 2.0
+# Another tag's temp file this old is a dead writer's (find -mtime +0).
+STALE_TEMP_SECONDS = 86400
 
 
 def require_readable(path: str, flag: str) -> None:
@@ -150,8 +152,8 @@ def owner_alive(pid: int, start: str) -> bool:
         return not start or len(fields) < 20 or fields[19] == start
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
+    except (ProcessLookupError, OverflowError):
+        return False  # OverflowError: a pid past what the system can have
     except OSError:
         return True  # EPERM: another user's live process
     return True
@@ -163,13 +165,49 @@ def owner_record(impl: str = "python") -> bytes:
     return f"pid={pid}\nhost={host_name()}\nstart={process_start(pid)}\nimpl={impl}\n".encode()
 
 
-def read_owner(lock: str) -> bytes | None:
-    """At most 512 bytes of <lock>/owner; None when there is none."""
+NOT_REGULAR = b"<not a regular file>"
+
+
+def read_lock_file(path: str) -> bytes | None:
+    """A lock file's bytes (at most 512); None when there is none. Anything but a
+    regular file (a FIFO would block the read, a symlink lead elsewhere) is
+    never read: NOT_REGULAR; a NUL ends the bytes with "\\n<NUL>". Neither
+    passes for a record (the bash twin reads them the same way)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        with open(os.path.join(lock, "owner"), "rb") as handle:
-            return handle.read(512)
-    except OSError:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
         return None
+    except OSError:
+        return NOT_REGULAR if os.path.lexists(path) else None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return NOT_REGULAR
+        data = os.read(fd, 512)
+    except OSError:
+        return NOT_REGULAR
+    finally:
+        os.close(fd)
+    nul = data.find(b"\0")
+    return data if nul < 0 else data[:nul] + b"\n<NUL>"
+
+
+def read_owner(lock: str) -> bytes | None:
+    """read_lock_file of <lock>/owner."""
+    return read_lock_file(os.path.join(lock, "owner"))
+
+
+def _remove_entry(path: str) -> None:
+    """Removes a file, a symlink (not what it points to) or a directory tree."""
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            import shutil  # only for a directory someone left in a lock
+
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
 
 
 def commit_lock(lock: str, record: bytes) -> bool:
@@ -191,6 +229,16 @@ def commit_lock(lock: str, record: bytes) -> bool:
     return True
 
 
+_RECORD = rb"pid=([1-9][0-9]{0,9})\nhost=([^\n]*)\nstart=([0-9]*)\nimpl=[^\n]+\n\Z"
+
+
+def _put_back(lock: str, aside: str) -> None:
+    """Links a moved-aside record back as the owner file (never over one: link
+    fails when the name is taken), then drops the aside name."""
+    quietly(os.link, aside, os.path.join(lock, "owner"))
+    _unlink_quietly(aside)
+
+
 def take_over(lock: str, record: bytes, seen: bytes) -> bool:
     """Moves the owner file aside; if it still holds seen, deletes it and commits
     record, else puts it back. True when the lock is now ours."""
@@ -200,23 +248,43 @@ def take_over(lock: str, record: bytes, seen: bytes) -> bool:
         os.rename(owner, aside)
     except OSError:
         return False
-    try:
-        with open(aside, "rb") as handle:
-            moved = handle.read(512)
-    except OSError:
-        moved = None
-    if moved != seen:
+    if read_lock_file(aside) != seen:
         # Not the record we judged: a live writer's. Give it back.
-        quietly(os.rename, aside, owner)
+        _put_back(lock, aside)
         return False
-    _unlink_quietly(aside)
+    _remove_entry(aside)
     try:
         return commit_lock(lock, record)
     except OSError:
         return False
 
 
-_RECORD = rb"pid=([0-9]{1,10})\nhost=([^\n]*)\nstart=([0-9]*)\nimpl=[^\n]+\n\Z"
+def restore_asides(lock: str, host: bytes) -> bool:
+    """A lock without an owner file may hold a record a waiter moved aside and
+    did not put back (killed, or paused, in the take-over). A complete record
+    of a process that may be alive (or of another host) goes back as the
+    owner; anything else is dropped. True when a record was put back."""
+    try:
+        names = [n for n in os.listdir(lock) if n.startswith("owner.aside.")]
+    except OSError:
+        return False
+    restored = False
+    for name in sorted(names):
+        aside = os.path.join(lock, name)
+        seen = read_lock_file(aside)
+        if seen is None:
+            continue
+        match = pattern(_RECORD).match(seen)
+        if match and (
+            not host
+            or match.group(2) != host
+            or owner_alive(int(match.group(1)), match.group(3).decode())
+        ):
+            _put_back(lock, aside)
+            restored = True
+        else:
+            _remove_entry(aside)
+    return restored
 
 
 class _Recovery:
@@ -231,17 +299,22 @@ class _Recovery:
     def attempt(self) -> bool:
         """One look at the lock; True when it was orphaned and is now ours."""
         seen = read_owner(self.lock)
+        host = host_name().encode()
         if seen is not None:
             match = pattern(_RECORD).match(seen)  # re loads only when a lock is contested
             if match:
                 self.seen = None
-                host = host_name().encode()
                 # Another host's writer (shared filesystem) or a live one: only wait.
                 if not host or match.group(2) != host:
                     return False
                 if owner_alive(int(match.group(1)), match.group(3).decode()):
                     return False
                 return take_over(self.lock, self.record, seen)
+        elif restore_asides(self.lock, host):
+            # A live writer's record moved aside by a waiter that died or
+            # stalled there: put back rather than counted as an ownerless lock.
+            self.seen = None
+            return False
         # No complete record: a writer between mkdir and its owner file, or
         # one killed there. Time how long the very same state lasts.
         state = b"missing" if seen is None else b"file:" + seen
@@ -281,6 +354,15 @@ def held_lock(lock: str, timeout: int) -> _HeldLock:
     return _HeldLock(lock, timeout)
 
 
+def _not_a_lock(lock: str) -> bool:
+    """lock is a symlink or something else that is no directory (one lstat, so
+    a lock released meanwhile is no match)."""
+    try:
+        return not stat.S_ISDIR(os.lstat(lock).st_mode)
+    except OSError:
+        return False
+
+
 def acquire_lock(lock: str, timeout: int) -> None:
     deadline = time.monotonic() + timeout
     name = os.path.basename(lock)
@@ -290,6 +372,11 @@ def acquire_lock(lock: str, timeout: int) -> None:
         try:
             os.mkdir(lock, 0o700)
         except FileExistsError:
+            if _not_a_lock(lock):
+                # Never lock through a symlink, nor wait for a file that is no lock.
+                raise RefusedError(
+                    f"lock {name} is a symlink or not a directory; remove it"
+                ) from None
             if recovery.attempt():
                 return
         except OSError:
@@ -313,20 +400,14 @@ def acquire_lock(lock: str, timeout: int) -> None:
 
 def release_lock(lock: str) -> None:
     """Removes the lock with whatever is in it; tries again when a waiter that had
-    moved our owner file aside puts it back meanwhile."""
+    moved our owner file aside puts it back meanwhile. A symlink standing in for
+    the lock is never followed."""
     for _ in range(3):
         try:
+            if not stat.S_ISDIR(os.lstat(lock).st_mode):
+                return
             for entry in os.listdir(lock):
-                path = os.path.join(lock, entry)
-                try:
-                    if os.path.isdir(path) and not os.path.islink(path):
-                        import shutil  # only for a directory someone left in the lock
-
-                        shutil.rmtree(path)
-                    else:
-                        os.unlink(path)
-                except FileNotFoundError:
-                    continue
+                _remove_entry(os.path.join(lock, entry))
             os.rmdir(lock)
             return
         except FileNotFoundError:
@@ -341,6 +422,16 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
     for entry in os.listdir(directory):
         if entry.startswith(prefix):
             _unlink_quietly(os.path.join(directory, entry))
+        elif entry.startswith(".tmp."):
+            # Other tags' temp files are live writers' or dead ones'; a day
+            # old, they are dead (session IDs are new every session).
+            path = os.path.join(directory, entry)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and time.time() - info.st_mtime >= STALE_TEMP_SECONDS:
+                _unlink_quietly(path)
     target = os.path.join(directory, name)
     shown = f"datarim/{os.path.basename(directory)}/{name}"
     try:
