@@ -82,6 +82,12 @@ function session_headings_missing() {
     return ""
 }
 
+# The next_action value as saved (double-quoted): not empty, its escaped text
+# at most SESSION_NEXT_ACTION_MAX bytes. The writer refuses what this refuses.
+function session_next_action_ok(v) {
+    return v != "\"\"" && length(v) <= SESSION_NEXT_ACTION_MAX + 2 && yaml_quoted_ok(v)
+}
+
 # A "---" line followed by one starting "artifact:" opens a block.
 function session_opens_block(line, next_one) {
     return line == "---" && substr(next_one, 1, 9) == "artifact:"
@@ -113,8 +119,7 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
     v = slash_command_fault(LAST_RECOMMENDED)
     if (v != "") broken("bad recommended_next: " v)
     LAST_NEXT_ACTION = expect_field("next_action")
-    v = LAST_NEXT_ACTION
-    if (v == "\"\"" || length(v) > SESSION_NEXT_ACTION_MAX + 2 || !yaml_quoted_ok(v)) broken("bad next_action")
+    if (!session_next_action_ok(LAST_NEXT_ACTION)) broken("bad next_action")
     line = expect_field("active_tasks")
     LAST_TASKS = ""
     if (line == "active_tasks:") {
