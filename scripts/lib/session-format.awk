@@ -21,9 +21,11 @@ function session_init(    k) {
     SESSION_FIELDS = " artifact schema_version session_id captured_at captured_by recommended_next next_action active_tasks "
 }
 
-# The layer (1..5) whose heading line this is, or 0.
+# The layer (1..5) whose heading line this is, or 0. A CR that ends the line
+# (a CRLF body) is not part of the heading.
 function session_layer(line,    k) {
     if (substr(line, 1, 9) != "## Layer ") return 0
+    sub(/\r$/, "", line)
     for (k = 1; k <= 5; k++) if (line == SESSION_HEADING[k]) return k
     return 0
 }

@@ -41,7 +41,10 @@ _WORD_CHAR = rb"[A-Za-z0-9_]"
 
 
 def layer(line: bytes) -> int:
-    """The layer (1..5) whose heading line this is, or 0."""
+    """The layer (1..5) whose heading line this is, or 0. A CR that ends the
+    line (a CRLF body) is not part of the heading."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
     return HEADINGS.index(line) + 1 if line in HEADINGS else 0
 
 
