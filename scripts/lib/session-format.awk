@@ -21,9 +21,11 @@ function session_init(    k) {
     SESSION_FIELDS = " artifact schema_version session_id captured_at captured_by recommended_next next_action active_tasks "
 }
 
-# The layer (1..5) whose heading line this is, or 0.
+# The layer (1..5) whose heading line this is, or 0. A CR that ends the line
+# (a CRLF body) is not part of the heading.
 function session_layer(line,    k) {
     if (substr(line, 1, 9) != "## Layer ") return 0
+    sub(/\r$/, "", line)
     for (k = 1; k <= 5; k++) if (line == SESSION_HEADING[k]) return k
     return 0
 }
@@ -82,6 +84,12 @@ function session_headings_missing() {
     return ""
 }
 
+# The next_action value as saved (double-quoted): not empty, its escaped text
+# at most SESSION_NEXT_ACTION_MAX bytes. The writer refuses what this refuses.
+function session_next_action_ok(v) {
+    return v != "\"\"" && length(v) <= SESSION_NEXT_ACTION_MAX + 2 && yaml_quoted_ok(v)
+}
+
 # A "---" line followed by one starting "artifact:" opens a block.
 function session_opens_block(line, next_one) {
     return line == "---" && substr(next_one, 1, 9) == "artifact:"
@@ -113,8 +121,7 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
     v = slash_command_fault(LAST_RECOMMENDED)
     if (v != "") broken("bad recommended_next: " v)
     LAST_NEXT_ACTION = expect_field("next_action")
-    v = LAST_NEXT_ACTION
-    if (v == "\"\"" || length(v) > SESSION_NEXT_ACTION_MAX + 2 || !yaml_quoted_ok(v)) broken("bad next_action")
+    if (!session_next_action_ok(LAST_NEXT_ACTION)) broken("bad next_action")
     line = expect_field("active_tasks")
     LAST_TASKS = ""
     if (line == "active_tasks:") {

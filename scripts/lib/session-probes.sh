@@ -10,9 +10,10 @@
 #   reverify_session_claims --stale|--sha-presence|--file-missing ...   (the command line)
 #
 # Probes never lie: an abbreviated or upper-case SHA naming the current HEAD
-# is not stale; a commit git does not know is never called "landed"; a
-# repository without origin/main says so. Git runs in <repo> only (no
-# GIT_DIR & co. from the caller), reads only, and gets paths after "--".
+# is not stale; a saved SHA is read as an object name only, and a commit git
+# does not know is never called "landed"; a repository without an upstream
+# branch says so. Git runs in <repo> only (no GIT_DIR & co. from the caller),
+# reads only, and gets paths after "--".
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
@@ -79,12 +80,44 @@ session_probe_stale() {
   return 1
 }
 
+# session_commit_of <repo> <sha> <out-var>: the commit a saved SHA names, read
+# as an object name only: a branch or tag named like hex never stands in for
+# it. 0 one commit (its full name in <out-var>), 4 none, 6 several.
+session_commit_of() {
+  local prefix names='' objects='' type name found='' count=0
+  printf -v "$3" '%s' ''
+  session_lower "$2" prefix
+  names=$(session_git "$1" rev-parse --disambiguate="$prefix") || names=''
+  [ -n "$names" ] || return 4
+  objects=$(printf '%s\n' "$names" |
+    session_git "$1" cat-file --batch-check='%(objecttype) %(objectname)') || objects=''
+  while read -r type name; do
+    [ "$type" = commit ] || continue
+    found=$name
+    count=$((count + 1))
+  done <<<"$objects"
+  [ "$count" -gt 0 ] || return 4
+  [ "$count" -eq 1 ] || return 6
+  printf -v "$3" '%s' "$found"
+}
+
+# session_upstream_ref <repo> <out-var>: the branch a claim is checked
+# against: the current branch's configured upstream, else origin/HEAD's
+# target, else refs/remotes/origin/main (which may not exist).
+session_upstream_ref() {
+  local upstream=''
+  upstream=$(session_git "$1" rev-parse -q --verify --symbolic-full-name '@{upstream}') || upstream=''
+  [ -n "$upstream" ] || upstream=$(session_git "$1" symbolic-ref -q refs/remotes/origin/HEAD) || upstream=''
+  [ -n "$upstream" ] || upstream=refs/remotes/origin/main
+  printf -v "$2" '%s' "$upstream"
+}
+
 # session_probe_sha <repo> <label> <sha> <banner-var> [<path>...]: is the
-# commit in the upstream main branch (origin/HEAD's target, else
-# origin/main)? 0 yes; else a banner and 1 (not there; the content check
-# over the files the commit changed, or those of them among <path>s, tells a
-# squash merge from lost work), 4 (git does not know the commit), 5 (no
-# upstream branch) or 3 (not a git work tree).
+# commit in the upstream branch (see session_upstream_ref)? 0 yes; else a
+# banner and 1 (not there; the content check over the files the commit
+# changed, or those of them among <path>s, tells a squash merge from lost
+# work), 4 (git knows no commit by that name), 6 (several commits start
+# with it), 5 (no upstream branch) or 3 (not a git work tree).
 session_probe_sha() {
   local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path named status=0
   local -a paths=()
@@ -94,18 +127,23 @@ session_probe_sha() {
     printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s is not a git work tree.' "$sha" "$label"
     return 3
   fi
-  ref=$(session_git "$repo" symbolic-ref -q refs/remotes/origin/HEAD) || ref=''
-  [ -n "$ref" ] || ref=refs/remotes/origin/main
+  session_upstream_ref "$repo" ref
   short=${ref#refs/remotes/}
+  short=${short#refs/heads/}
   if ! session_git "$repo" rev-parse -q --verify "$ref^{commit}" >/dev/null; then
     printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s has no %s.' "$sha" "$label" "$short"
     return 5
   fi
-  session_lower "$sha" commit
-  if ! commit=$(session_git "$repo" rev-parse -q --verify "$commit^{commit}"); then
+  session_commit_of "$repo" "$sha" commit || status=$?
+  if [ "$status" -eq 4 ]; then
     printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s not found in %s. git does not know this commit, so its content cannot be checked.' \
       "$sha" "$short"
     return 4
+  fi
+  if [ "$status" -eq 6 ]; then
+    printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: several commits in %s start with it.' \
+      "$sha" "$label"
+    return 6
   fi
   session_git "$repo" merge-base --is-ancestor "$commit" "$ref" && return 0
   # The files the commit changed (only those of them named, when paths are
@@ -224,7 +262,7 @@ reverify_session_claims() {
       session_probe_stale "$opt_repo" "$opt_repo" "$opt_sha" banner || status=$?
     else
       session_probe_sha "$opt_repo" "$opt_repo" "$opt_sha" banner ${paths[@]+"${paths[@]}"} || status=$?
-      case $status in 4 | 5) status=1 ;; esac
+      case $status in 4 | 5 | 6) status=1 ;; esac
     fi
   fi
   [ -z "$banner" ] || printf '%s\n' "$banner"

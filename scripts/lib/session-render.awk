@@ -165,10 +165,14 @@ BEGIN {
     }
     NEXT_ACTION = redact_text(NEXT_ACTION)
     str_bytes(NEXT_ACTION, arr)
+    QUOTED_NEXT_ACTION = yaml_quote(arr, 1, length(NEXT_ACTION))
+    # Escaping and redaction can lengthen it past what the validator reads.
+    if (!session_next_action_ok(QUOTED_NEXT_ACTION))
+        refuse("invalid --next-action: longer than " SESSION_NEXT_ACTION_MAX " bytes once \" and \\ are escaped and secrets redacted")
     head = "---\nartifact: session-handoff\nschema_version: 1\nsession_id: " ENVIRON["DR_SESSION"] \
         "\ncaptured_at: " ENVIRON["DR_CAPTURED_AT"] "\ncaptured_by: " ENVIRON["DR_CAPTURED_BY"] \
         "\nrecommended_next: " ENVIRON["DR_RECOMMENDED_NEXT"] \
-        "\nnext_action: " yaml_quote(arr, 1, length(NEXT_ACTION)) \
+        "\nnext_action: " QUOTED_NEXT_ACTION \
         "\nactive_tasks:" (TASK_LINES == "" ? " []\n" : "\n" TASK_LINES) "---\n\n"
 
     TOTAL = length(head)

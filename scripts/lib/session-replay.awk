@@ -8,8 +8,10 @@
 # scan: validates the whole file (invalid: the first broken rule on stdout,
 #   exit 2), then prints what the newest block asks to re-verify, one TAB-
 #   separated record a line: "R <line> <sha> <repo-path>" (Layer 1),
-#   "C <line> <sha>" (a verified: claim of pushed or merged work),
-#   "F <line> <path>" (Layer 3); <line> counts the block's body lines.
+#   "U <line> <file-line> <text>" (a Layer 1 repo/HEAD line it cannot read),
+#   "C <line> <sha>" and "P <line> <sha>" (a verified: claim of pushed or
+#   merged work; see scan_claim), "F <line> <path>" (Layer 3); <line> counts
+#   the block's body lines.
 # render: prints the recommended CTA, LF, the newest block's body with
 #   verified: turned into unverified: on the failed lines, then ".".
 # Needs datarim-rules.awk, frontmatter.awk and session-format.awk before it.
@@ -36,35 +38,45 @@ function verified_at(line,    P, n, k) {
     return 0
 }
 
-# Layer 1: "repo: <path>  HEAD: <sha>" (pairs two spaces apart, backticks
-# stripped, an optional "- " or "* " before).
-function scan_repo(line, n,    rest, cut, path, head, sha) {
-    if (substr(line, 1, 2) == "- " || substr(line, 1, 2) == "* ") line = substr(line, 3)
-    if (substr(line, 1, 6) != "repo: ") return
-    rest = substr(line, 7)
-    cut = index(rest, "  ")
-    if (!cut) return
-    path = substr(rest, 1, cut - 1)
-    head = index(rest, "  HEAD: ")
-    if (!head) return
-    sha = substr(rest, head + 8)
-    cut = index(sha, "  ")
-    if (cut) sha = substr(sha, 1, cut - 1)
+# Layer 1: "repo: <path>  HEAD: <sha>" (the keys in any case, blanks before
+# HEAD:, anything after the SHA; backticks stripped, an optional "- " or "* "
+# before). The path ends at two blanks, a tab or the blanks before HEAD:.
+# A repo/HEAD line that cannot be read is reported, never skipped: "U" with its
+# file line and its printable text.
+function scan_repo(line, n,    low, rest, at, path, sha, cut, tab) {
+    if (substr(line, 1, 2) == "- " || substr(line, 1, 2) == "* ") low = tolower(substr(line, 3))
+    else low = tolower(line)
+    if (substr(low, 1, 5) != "repo:" || !match(low, /[ \t]+head:/)) return
+    rest = substr(line, length(line) - length(low) + 6)
+    at = RSTART - 5
+    path = substr(rest, 1, at - 1)
+    sha = substr(rest, at + RLENGTH)
+    sub(/^[ \t]+/, "", path)
+    cut = index(path, "  ")
+    tab = index(path, "\t")
+    if (tab && (!cut || tab < cut)) cut = tab
+    if (cut) path = substr(path, 1, cut - 1)
+    sub(/^[ \t]+/, "", sha)
+    if (match(sha, /[ \t]/)) sha = substr(sha, 1, RSTART - 1)
     gsub(/`/, "", path)
     gsub(/`/, "", sha)
-    gsub(/ +$/, "", sha)
     if (path_ok(path) && sha_ok(sha)) printf "R\t%d\t%s\t%s\n", n, sha, path
+    else printf "U\t%d\t%d\t%s\n", n, LAST_BODY_LINE + n - 1, shown(line)
 }
 
-# A verified: line that claims pushed or merged work: each SHA-like word
-# (7 to 40 hex digits, at least one of them a decimal digit).
+# A verified: line that claims pushed or merged work: each SHA-like word (7
+# to 40 hex digits). "C" for one that mixes digits and letters; "P" for one
+# of digits only or letters only (a date, a PR number), a claim only when git
+# knows a commit by that name.
 function scan_claim(line, n,    low, words, m, k) {
     if (!verified_at(line)) return
     low = tolower(line)
     if (!session_word(low, "pushed") && !session_word(low, "merged")) return
     m = split(line, words, /[^A-Za-z0-9_]+/)
-    for (k = 1; k <= m; k++)
-        if (sha_ok(words[k]) && words[k] ~ /[0-9]/) printf "C\t%d\t%s\n", n, words[k]
+    for (k = 1; k <= m; k++) {
+        if (!sha_ok(words[k])) continue
+        printf "%s\t%d\t%s\n", (words[k] ~ /[0-9]/ && words[k] ~ /[a-fA-F]/) ? "C" : "P", n, words[k]
+    }
 }
 
 # Layer 3: "- <path> [note]" (the path is the first word, backticks stripped).
@@ -101,13 +113,17 @@ BEGIN {
     session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
     body_lines()
     if (ENVIRON["DR_PHASE"] == "scan") {
-        layer = 0
+        # Text before the Layer 1 heading counts as Layer 1.
+        layer = 1
         for (i = 1; i <= NB; i++) {
             k = session_layer(BODY[i])
             if (k) { layer = k; continue }
-            if (layer == 1) scan_repo(BODY[i], i)
-            if (layer == 3) scan_file(BODY[i], i)
-            scan_claim(BODY[i], i)
+            # A CR that ends the line (a CRLF body) is no part of a path or SHA.
+            line = BODY[i]
+            sub(/\r$/, "", line)
+            if (layer == 1) scan_repo(line, i)
+            if (layer == 3) scan_file(line, i)
+            scan_claim(line, i)
         }
         exit 0
     }

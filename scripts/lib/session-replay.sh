@@ -42,7 +42,7 @@ session_latest() {
 session_replay_run() {
   local LC_ALL=C prog=session-replay root=$1 id=$3 dir out status=0 file_text file_len file_nul
   local kind line value path banner stale='' claims='' missing='' banners failed=' ' repo cta body
-  local held first known i
+  local held first known i commit
   local -a repo_paths=() repo_labels=()
   dr_lib_dir_into dir
   dr_read_prefix "$2" 32769 file
@@ -55,6 +55,11 @@ session_replay_run() {
   fi
   # Layer 1 first: the repositories the claims are checked in.
   while IFS=$'\t' read -r kind line value path; do
+    if [ "$kind" = U ]; then
+      stale=$stale"HEAD-UNCHECKED: line $value of the handoff cannot be checked: \"$path\" (want repo: <path>  HEAD: <7 to 40 hex digits>)."$'\n'
+      failed="$failed$line "
+      continue
+    fi
     [ "$kind" = R ] || continue
     repo=$path
     case $repo in /*) ;; *) repo=$root/$repo ;; esac
@@ -70,6 +75,19 @@ session_replay_run() {
     repo_labels=(.)
   fi
   while IFS=$'\t' read -r kind line value path; do
+    # A word of digits only or letters only is a claim only when a repository
+    # knows a commit by it: dates and PR numbers are not SHAs.
+    if [ "$kind" = P ]; then
+      kind=
+      for repo in "${repo_paths[@]}"; do
+        status=0
+        session_commit_of "$repo" "$value" commit || status=$?
+        if [ "$status" -ne 4 ]; then
+          kind=C
+          break
+        fi
+      done
+    fi
     case $kind in
       C)
         # The claim holds when any Layer 1 repository has the commit upstream;

@@ -207,14 +207,28 @@ def writer_args(
     return args + (["--captured-at", at] if at else [])
 
 
-def bash_block(root: Path, body: bytes, tasks: bytes) -> tuple[int, bytes]:
+BASH_CHECKER = REPO / "dev-tools" / "check-session-handoff.sh"
+
+
+def bash_block(
+    root: Path, body: bytes, tasks: bytes, next_action: str = "go on", check: bool = False
+) -> tuple[int, bytes]:
+    """What the bash writer saves (exit code, file bytes); with check, also asserts
+    that the bash validator accepts what was saved."""
     (root / "body.md").write_bytes(body)
     (root / "tasks.txt").write_bytes(tasks)
     (root / "ws").mkdir(exist_ok=True)
-    args = writer_args(root / "ws", root / "tasks.txt", root / "body.md", at=STAMP)
+    args = writer_args(root / "ws", root / "tasks.txt", root / "body.md", next_action, STAMP)
     proc = subprocess.run([str(BASH_WRITER), *args], capture_output=True, check=False)
     target = root / "ws" / "datarim" / "sessions" / f"{SESSION}.session.md"
     data = target.read_bytes() if target.exists() else b""
+    if check and data:
+        checked = subprocess.run(
+            [str(BASH_CHECKER), "--session", SESSION, "--root", str(root / "ws")],
+            capture_output=True,
+            check=False,
+        )
+        assert checked.returncode == 0, checked.stderr
     shutil.rmtree(root / "ws")
     return proc.returncode, data
 
@@ -235,6 +249,49 @@ def test_property_writers_agree_and_what_they_save_validates(body: bytes) -> Non
     assert code == 0 and saved == block
     assert len(block) <= 32768
     check_session_bytes(block, SESSION)
+
+
+# Next actions on the edges of the 4096-byte limit: characters that escaping
+# doubles, secrets that redaction lengthens, long plain runs.
+NEXT_ACTION_PARTS = [
+    '"',
+    "\\",
+    '\\"',
+    "x",
+    " ",
+    "é",
+    "password=a ",
+    "token=b;",
+    "ghp_" + "A1" * 10,
+    "AKIAIOSFODNN7EXAMPLE ",
+    "Authorization: Bearer t ",
+    '"' * 700,
+    "\\" * 700,
+    "password=a " * 60,
+    "y" * 1000,
+]
+next_actions = st.lists(st.sampled_from(NEXT_ACTION_PARTS), min_size=1, max_size=12).map("".join)
+
+
+@FUZZ
+@given(next_action=next_actions)
+def test_property_a_saved_next_action_always_validates(next_action: str) -> None:
+    """Whatever next action the writers accept, both validators accept what they
+    saved; both writers agree on every verdict and byte."""
+    body = "\n".join([HEADINGS[0].decode(), HEADINGS[4].decode()]).encode() + b"\n"
+    tasks = b"TUNE-0254 | in_progress\n"
+    try:
+        block = render_session_block(SESSION, "agent", "/dr-do", next_action, STAMP, tasks, body)
+        saved: bytes | None = block.block
+    except RefusedError:
+        saved = None
+    with tempfile.TemporaryDirectory() as scratch:
+        code, data = bash_block(Path(scratch), body, tasks, next_action, check=True)
+    if saved is None:
+        assert code == 1 and data == b""
+        return
+    assert code == 0 and data == saved
+    check_session_bytes(saved, SESSION)
 
 
 def _writer_command(impl: str) -> list[str]:

@@ -2,10 +2,11 @@
 
 Each probe returns (code, banner): code 0 when the claim holds (banner ""),
 else the shell's code and the banner the resume prints. Probes never lie: an
-abbreviated or upper-case SHA naming the current HEAD is not stale; a commit
-git does not know is never called "landed"; a repository without origin/main
-says so. Git runs in the given repository only (no GIT_DIR & co. from the
-caller), reads only, and gets paths after "--".
+abbreviated or upper-case SHA naming the current HEAD is not stale; a saved SHA
+is read as an object name only, and a commit git does not know is never called
+"landed"; a repository without an upstream branch says so. Git runs in the
+given repository only (no GIT_DIR & co. from the caller), reads only, and gets
+paths after "--".
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-PRESENT, ABSENT, NOT_A_WORK_TREE, UNKNOWN_COMMIT, NO_UPSTREAM = 0, 1, 3, 4, 5
+PRESENT, ABSENT, NOT_A_WORK_TREE, UNKNOWN_COMMIT, NO_UPSTREAM, AMBIGUOUS = 0, 1, 3, 4, 5, 6
 _HEX = b"0123456789abcdefABCDEF"
 _CONTROLS = bytes([*range(0x01, 0x20), 0x7F])
 _GIT_VARIABLES = (
@@ -40,8 +41,8 @@ def path_ok(value: bytes) -> bool:
     return 0 < len(value) <= 4096 and len(value.translate(None, _CONTROLS)) == len(value)
 
 
-def git(repo: str, *args: str) -> tuple[int, bytes]:
-    """git confined to repo; (exit code, stdout), errors silenced. Variables that
+def git(repo: str, *args: str, stdin: bytes = b"") -> tuple[int, bytes]:
+    """git confined to repo, fed stdin; (exit code, stdout), errors silenced. Variables that
     would point git at another repository are dropped; those that limit the
     search for one (GIT_CEILING_DIRECTORIES) are honoured."""
     import subprocess  # here: a command that probes nothing never pays for it
@@ -52,7 +53,7 @@ def git(repo: str, *args: str) -> tuple[int, bytes]:
         proc = subprocess.run(
             ["git", "-C", repo, *args],
             env=env,
-            stdin=subprocess.DEVNULL,
+            input=stdin,
             capture_output=True,
             check=False,
         )
@@ -86,31 +87,69 @@ def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     return ABSENT, f"STALE SNAPSHOT: {label} HEAD changed from {saved} to {head or '(no commit)'}"
 
 
+def commit_of(repo: str, sha: str) -> tuple[int, str]:
+    """The commit a saved SHA names, read as an object name only: a branch or tag
+    named like hex never stands in for it. (PRESENT, full name), UNKNOWN_COMMIT
+    (none) or AMBIGUOUS (several)."""
+    names = git(repo, "rev-parse", f"--disambiguate={sha.lower()}")[1]
+    if not names.strip():
+        return UNKNOWN_COMMIT, ""
+    objects = git(repo, "cat-file", "--batch-check=%(objecttype) %(objectname)", stdin=names)[1]
+    commits = [line[7:].decode() for line in objects.split(b"\n") if line.startswith(b"commit ")]
+    if not commits:
+        return UNKNOWN_COMMIT, ""
+    if len(commits) > 1:
+        return AMBIGUOUS, ""
+    return PRESENT, commits[0]
+
+
+def upstream_ref(repo: str) -> str:
+    """The branch a claim is checked against: the current branch's configured
+    upstream, else origin/HEAD's target, else refs/remotes/origin/main (which
+    may not exist)."""
+    for args in (
+        ("rev-parse", "-q", "--verify", "--symbolic-full-name", "@{upstream}"),
+        ("symbolic-ref", "-q", "refs/remotes/origin/HEAD"),
+    ):
+        code, out = git(repo, *args)
+        if code == 0 and _first_line(out):
+            return _first_line(out)
+    return "refs/remotes/origin/main"
+
+
 def probe_sha(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> tuple[int, str]:
-    """Is the commit in the upstream main branch (origin/HEAD's target, else
-    origin/main)? If not, the content check over the files the commit changed
-    (only those of them among paths, when given) tells a squash merge from lost work."""
+    """Is the commit in the upstream branch (see upstream_ref)? If not, the
+    content check over the files the commit changed (only those of them among
+    paths, when given) tells a squash merge from lost work."""
     if not work_tree(repo):
         return (
             NOT_A_WORK_TREE,
             f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {label} is not a git work tree.",
         )
-    code, out = git(repo, "symbolic-ref", "-q", "refs/remotes/origin/HEAD")
-    ref = _first_line(out) if code == 0 and out else "refs/remotes/origin/main"
-    short = ref[len("refs/remotes/") :] if ref.startswith("refs/remotes/") else ref
+    ref = upstream_ref(repo)
+    short = ref
+    for prefix in ("refs/remotes/", "refs/heads/"):
+        if short.startswith(prefix):
+            short = short[len(prefix) :]
+            break
     if git(repo, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}")[0] != 0:
         return (
             NO_UPSTREAM,
             f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {label} has no {short}.",
         )
-    code, out = git(repo, "rev-parse", "-q", "--verify", f"{sha.lower()}^{{commit}}")
-    if code != 0:
+    code, commit = commit_of(repo, sha)
+    if code == UNKNOWN_COMMIT:
         return (
             UNKNOWN_COMMIT,
             f"CLAIM-UNVERIFIED: SHA {sha} not found in {short}. "
             "git does not know this commit, so its content cannot be checked.",
         )
-    commit = _first_line(out)
+    if code == AMBIGUOUS:
+        return (
+            AMBIGUOUS,
+            f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: several commits in {label} "
+            "start with it.",
+        )
     if git(repo, "merge-base", "--is-ancestor", commit, ref)[0] == 0:
         return PRESENT, ""
     # The files the commit changed (only those of them named, when paths are

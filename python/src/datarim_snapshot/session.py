@@ -28,6 +28,7 @@ from .session_format import (
     HeadingOrder,
     check_session_bytes,
     layer,
+    next_action_ok,
     opens_block,
     untagged_claim,
 )
@@ -219,6 +220,13 @@ def render_session_block(
             )
     raw_next, more = redact(raw_next)
     count += more
+    quoted_next = yaml_quote(raw_next)
+    # Escaping and redaction can lengthen it past what the validator reads.
+    if not next_action_ok(quoted_next):
+        raise RefusedError(
+            f"invalid --next-action: longer than {NEXT_ACTION_MAX} bytes once \" and \\ are "
+            "escaped and secrets redacted"
+        )
     task_lines = b"".join(b"  - " + task.encode() + b"\n" for task in tasks)
     head = (
         b"---\nartifact: session-handoff\nschema_version: 1\nsession_id: "
@@ -230,7 +238,7 @@ def render_session_block(
         + b"\nrecommended_next: "
         + _raw(recommended_next)
         + b"\nnext_action: "
-        + yaml_quote(raw_next)
+        + quoted_next
         + b"\nactive_tasks:"
         + (b"\n" + task_lines if task_lines else b" []\n")
         + b"---\n\n"

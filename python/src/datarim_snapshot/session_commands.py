@@ -200,4 +200,6 @@ def _reverify(flags: dict[str, str], paths: list[str]) -> tuple[int, str]:
     if modes[0] == "stale":
         return probes.probe_stale(repo, repo, sha)
     code, banner = probes.probe_sha(repo, repo, sha, paths)
-    return (1 if code in (probes.UNKNOWN_COMMIT, probes.NO_UPSTREAM) else code), banner
+    return (
+        1 if code in (probes.UNKNOWN_COMMIT, probes.NO_UPSTREAM, probes.AMBIGUOUS) else code
+    ), banner

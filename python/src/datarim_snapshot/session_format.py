@@ -41,7 +41,10 @@ _WORD_CHAR = rb"[A-Za-z0-9_]"
 
 
 def layer(line: bytes) -> int:
-    """The layer (1..5) whose heading line this is, or 0."""
+    """The layer (1..5) whose heading line this is, or 0. A CR that ends the
+    line (a CRLF body) is not part of the heading."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
     return HEADINGS.index(line) + 1 if line in HEADINGS else 0
 
 
@@ -99,6 +102,12 @@ class HeadingOrder:
         return ""
 
 
+def next_action_ok(value: bytes) -> bool:
+    """The next_action value as saved (double-quoted): not empty, its escaped text
+    at most NEXT_ACTION_MAX bytes. The writer refuses what this refuses."""
+    return value != b'""' and len(value) <= NEXT_ACTION_MAX + 2 and yaml_quoted_ok(value)
+
+
 def opens_block(line: bytes, next_line: bytes) -> bool:
     """A "---" line followed by one starting "artifact:" opens a block."""
     return line == b"---" and next_line.startswith(b"artifact:")
@@ -143,8 +152,8 @@ def _check_frontmatter(lines: Lines, session_id: str, block: Block) -> None:
     fault = slash_command_fault(block.recommended_next)
     if fault:
         raise MalformedError(f"bad recommended_next: {fault}")
-    value = block.next_action = reader.field("next_action")
-    if value == b'""' or len(value) > NEXT_ACTION_MAX + 2 or not yaml_quoted_ok(value):
+    block.next_action = reader.field("next_action")
+    if not next_action_ok(block.next_action):
         raise MalformedError("bad next_action")
     line = reader.field("active_tasks")
     block.tasks = []

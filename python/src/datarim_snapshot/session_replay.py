@@ -13,6 +13,7 @@ import os
 
 from . import probes
 from .errors import MalformedError, MissingError, UsageError
+from .frontmatter import text
 from .records import Record
 from .replay_template import render_replay_prompt
 from .rules import first_word, occurrences, pattern, session_id_ok, yaml_unquote
@@ -29,15 +30,12 @@ class Targets(Record):
 
     __slots__ = ("repos", "claims", "files")
 
-    def __init__(
-        self,
-        repos: list[tuple[int, str, str]] | None = None,
-        claims: list[tuple[int, str]] | None = None,
-        files: list[tuple[int, str]] | None = None,
-    ) -> None:
-        self.repos: list[tuple[int, str, str]] = [] if repos is None else repos  # line, sha, path
-        self.claims: list[tuple[int, str]] = [] if claims is None else claims  # line, sha
-        self.files: list[tuple[int, str]] = [] if files is None else files  # line, path
+    def __init__(self) -> None:
+        # line, sha, path, and for a repo/HEAD line that cannot be read the banner
+        # that says so (sha and path then empty)
+        self.repos: list[tuple[int, str, str, str]] = []
+        self.claims: list[tuple[int, str, bool]] = []  # line, sha, digits or letters only
+        self.files: list[tuple[int, str]] = []  # line, path
 
 
 def verified_at(line: bytes) -> int:
@@ -59,39 +57,52 @@ def downgrade(line: bytes) -> bytes:
         line = line[at + 9 :]
 
 
-def _scan_repo(line: bytes, number: int, targets: Targets) -> None:
-    """Layer 1: "repo: <path>  HEAD: <sha>" (pairs two spaces apart, backticks
-    stripped, an optional "- " or "* " before)."""
-    if line[:2] in (b"- ", b"* "):
-        line = line[2:]
-    if not line.startswith(b"repo: "):
+_HEAD_KEY = rb"[ \t]+head:"
+
+
+def _scan_repo(line: bytes, number: int, file_line: int, targets: Targets) -> None:
+    """Layer 1: "repo: <path>  HEAD: <sha>" (the keys in any case, blanks before
+    HEAD:, anything after the SHA; backticks stripped, an optional "- " or "* "
+    before). The path ends at two blanks, a tab or the blanks before HEAD:. A
+    repo/HEAD line that cannot be read is reported, never skipped."""
+    rest = line[2:] if line[:2] in (b"- ", b"* ") else line
+    low = rest.lower()
+    found = pattern(_HEAD_KEY).search(low)
+    if not low.startswith(b"repo:") or found is None:
         return
-    rest = line[6:]
-    cut = rest.find(b"  ")
-    head = rest.find(b"  HEAD: ")
-    if cut < 0 or head < 0:
-        return
-    path = rest[:cut].replace(b"`", b"")
-    sha = rest[head + 8 :]
-    cut = sha.find(b"  ")
-    if cut >= 0:
-        sha = sha[:cut]
-    sha = sha.replace(b"`", b"").rstrip(b" ")
+    path = rest[5 : found.start()].lstrip(b" \t")
+    ends = [at for at in (path.find(b"  "), path.find(b"\t")) if at >= 0]
+    if ends:
+        path = path[: min(ends)]
+    sha = rest[found.end() :].lstrip(b" \t")
+    cut = pattern(rb"[ \t]").search(sha)
+    if cut is not None:
+        sha = sha[: cut.start()]
+    path, sha = path.replace(b"`", b""), sha.replace(b"`", b"")
     if probes.path_ok(path) and probes.sha_ok(sha):
-        targets.repos.append((number, sha.decode(), os.fsdecode(path)))
+        targets.repos.append((number, sha.decode(), os.fsdecode(path), ""))
+    else:
+        unchecked = (
+            f'HEAD-UNCHECKED: line {file_line} of the handoff cannot be checked: "{text(line)}" '
+            "(want repo: <path>  HEAD: <7 to 40 hex digits>)."
+        )
+        targets.repos.append((number, "", "", unchecked))
 
 
 def _scan_claim(line: bytes, number: int, targets: Targets) -> None:
-    """A verified: line that claims pushed or merged work: each SHA-like word
-    (7 to 40 hex digits, at least one of them a decimal digit)."""
+    """A verified: line that claims pushed or merged work: each SHA-like word (7
+    to 40 hex digits), flagged when it is digits only or letters only (a date, a
+    PR number): a claim then only when git knows a commit by that name."""
     if verified_at(line) < 0:
         return
     low = line.lower()
     if word(low, b"pushed") < 0 and word(low, b"merged") < 0:
         return
     for candidate in pattern(_NON_WORD).split(line):
-        if probes.sha_ok(candidate) and any(48 <= byte <= 57 for byte in candidate):  # a digit
-            targets.claims.append((number, candidate.decode()))
+        if probes.sha_ok(candidate):
+            digits = sum(48 <= byte <= 57 for byte in candidate)
+            pure = digits in (0, len(candidate))
+            targets.claims.append((number, candidate.decode(), pure))
 
 
 def _scan_file(line: bytes, number: int, targets: Targets) -> None:
@@ -108,16 +119,20 @@ def body_lines(data: bytes, block: Block) -> list[bytes]:
     return lines[:-1]
 
 
-def scan(lines: list[bytes]) -> Targets:
+def scan(lines: list[bytes], first_line: int) -> Targets:
+    """What to re-verify; first_line is the file line of lines[0]."""
     targets = Targets()
-    current = 0
+    current = 1  # text before the Layer 1 heading counts as Layer 1
     for number, line in enumerate(lines, start=1):
         heading = layer(line)
         if heading:
             current = heading
             continue
+        # A CR that ends the line (a CRLF body) is no part of a path or SHA.
+        if line.endswith(b"\r"):
+            line = line[:-1]
         if current == 1:
-            _scan_repo(line, number, targets)
+            _scan_repo(line, number, first_line + number - 1, targets)
         if current == 3:
             _scan_file(line, number, targets)
         _scan_claim(line, number, targets)
@@ -141,7 +156,11 @@ def probe_all(root: str, targets: Targets) -> tuple[list[str], set[int]]:
     missing: list[str] = []
     failed: set[int] = set()
     repos: list[tuple[str, str]] = []
-    for number, sha, path in targets.repos:
+    for number, sha, path, unchecked in targets.repos:
+        if unchecked:
+            stale.append(unchecked)
+            failed.add(number)
+            continue
         repo = path if path.startswith("/") else os.path.join(root, path)
         repos.append((repo, path))
         code, banner = probes.probe_stale(repo, path, sha)
@@ -150,7 +169,13 @@ def probe_all(root: str, targets: Targets) -> tuple[list[str], set[int]]:
             failed.add(number)
     if not repos:
         repos = [(root, ".")]
-    for number, sha in targets.claims:
+    for number, sha, pure in targets.claims:
+        # A word of digits only or letters only is a claim only when a
+        # repository knows a commit by it: dates and PR numbers are not SHAs.
+        if pure and all(
+            probes.commit_of(repo, sha)[0] == probes.UNKNOWN_COMMIT for repo, _ in repos
+        ):
+            continue
         # The claim holds when any Layer 1 repository has the commit upstream;
         # else the first one whose git knows the commit says why, or the first.
         first = known = ""
@@ -229,7 +254,7 @@ def replay_session(
     except MalformedError as exc:
         raise MalformedError(f"{rel} {exc.message}; not resuming from an invalid handoff") from None
     lines = body_lines(data, block)
-    banners, failed = probe_all(root, scan(lines))
+    banners, failed = probe_all(root, scan(lines, block.body_line))
     body = b"".join(
         (downgrade(line) if number in failed else line) + b"\n"
         for number, line in enumerate(lines, start=1)
