@@ -117,8 +117,22 @@ function redact_pem(L, n,    M, m, i, j, p, e, line, pre, rest, found, last) {
     return m
 }
 
-# The value of an `Authorization: Bearer <token>` header (any case).
-function redact_bearer(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
+# Width of an optional quote at position at of s: 1 for " or ', 2 for \" or
+# \' (JSON inside a string), else 0.
+function redact_quote(s, at,    c) {
+    c = substr(s, at, 1)
+    if (c == "\"" || c == "'") return 1
+    if (c != "\\") return 0
+    c = substr(s, at + 1, 1)
+    return c == "\"" || c == "'" ? 2 : 0
+}
+
+# The credential of an Authorization (or Proxy-Authorization) header, any
+# case: "authorization", an optional closing quote, blanks, ":" or "=",
+# blanks, an optional opening quote, the scheme "bearer" or "basic", at least
+# one blank, then a run of A-Za-z0-9._~+/=- (only the run is replaced). So
+# the header, a JSON or dict entry and an assignment are all caught.
+function redact_authorization(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
     low = tolower(s)
     n = occurrences(low, "authorization", P)
     q = 0
@@ -126,14 +140,16 @@ function redact_bearer(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
     for (k = 1; k <= n; k++) {
         if (P[k] < last) continue
         j = P[k] + 13
-        c = substr(s, j, 1)
-        if (c == "\"" || c == "'") j++
+        j += redact_quote(s, j)
         j += span(s, j, "[ \t]")
-        if (substr(s, j, 1) != ":") continue
+        c = substr(s, j, 1)
+        if (c != ":" && c != "=") continue
         j++
         j += span(s, j, "[ \t]")
-        if (substr(low, j, 6) != "bearer") continue
-        j += 6
+        j += redact_quote(s, j)
+        if (substr(low, j, 6) == "bearer") j += 6
+        else if (substr(low, j, 5) == "basic") j += 5
+        else continue
         sp = span(s, j, "[ \t]")
         if (!sp) continue
         j += sp
@@ -227,7 +243,7 @@ function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstar
 function redact_lines(L, n,    i, r, s) {
     n = redact_pem(L, n)
     for (i = 1; i <= n; i++) {
-        s = redact_bearer(L[i])
+        s = redact_authorization(L[i])
         for (r = 1; r <= RT_N; r++) s = redact_tokens(s, r)
         L[i] = redact_assignments(s)
     }

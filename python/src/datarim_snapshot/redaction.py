@@ -132,8 +132,19 @@ class _Redactor:
             i = last + 1
         return out
 
-    def bearer(self, data: bytes) -> bytes:
-        """The value of an `Authorization: Bearer <token>` header (any case)."""
+    @staticmethod
+    def quote(data: bytes, at: int) -> int:
+        """Width of an optional quote at index at: 1 for " or ', 2 for \\" or \\', else 0."""
+        c = data[at : at + 1]
+        if c in (b'"', b"'"):
+            return 1
+        if c != b"\\":
+            return 0
+        return 2 if data[at + 1 : at + 2] in (b'"', b"'") else 0
+
+    def authorization(self, data: bytes) -> bytes:
+        """The credential of an Authorization header, Bearer or Basic, in header,
+        JSON, dict or assignment spelling (datarim-redact.awk, redact_authorization)."""
         low = data.lower()
         pieces: list[bytes] = []
         last = 0
@@ -141,16 +152,19 @@ class _Redactor:
             if at < last:
                 continue
             j = at + 13
-            if data[j : j + 1] in (b'"', b"'"):
-                j += 1
+            j += self.quote(data, j)
             j += span(data, j, rb"[ \t]")
-            if data[j : j + 1] != b":":
+            if data[j : j + 1] not in (b":", b"="):
                 continue
             j += 1
             j += span(data, j, rb"[ \t]")
-            if low[j : j + 6] != b"bearer":
+            j += self.quote(data, j)
+            if low.startswith(b"bearer", j):
+                j += 6
+            elif low.startswith(b"basic", j):
+                j += 5
+            else:
                 continue
-            j += 6
             blank = span(data, j, rb"[ \t]")
             if not blank:
                 continue
@@ -234,7 +248,7 @@ class _Redactor:
         return b"".join(pieces) + data[last:] if pieces else data
 
     def line(self, data: bytes) -> bytes:
-        data = self.bearer(data)
+        data = self.authorization(data)
         for rule in _TOKEN_RULES:
             data = self.tokens(data, rule)
         return self.assignments(data)
