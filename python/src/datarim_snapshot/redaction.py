@@ -14,8 +14,6 @@ from .rules import occurrences, pattern, span
 
 REDACTED = b"[REDACTED]"
 # Regular expressions compile on first use (rules.pattern), not at import.
-_MATERIAL = rb"[A-Za-z0-9+/= \t\r]*\Z"
-_NON_BLANK = rb"[^ \t\r]"
 _VALUE = rb"[^\]\[ \t\r\"'`,;&<>(){}]"
 # Assignments whose key ends in one of these (any case) have their value redacted.
 _KEY_SUFFIXES = (
@@ -85,15 +83,37 @@ class _Redactor:
         return -1, -1
 
     @staticmethod
-    def key_material(line: bytes) -> bool:
-        return bool(
-            pattern(_MATERIAL).match(line)
-            or line.startswith(b"Proc-Type:")
-            or line.startswith(b"DEK-Info:")
-        )
+    def key_line(line: bytes, lead: bytes, end: int) -> int:
+        """What a line inside a PEM block is once the lead is off its start: 3 a
+        legacy header, 2 one run of base64, 1 blank, 0 neither; with end >= 0,
+        only line[:end] (datarim-redact.awk, redact_key_line)."""
+        if end >= 0:
+            line = line[:end]
+        at = len(lead) if lead and line.startswith(lead) else 0
+        at += span(line, at, rb"[ \t]")
+        head = 0
+        if end < 0 and line.startswith(b"Proc-Type:", at):
+            head = 10
+        elif end < 0 and line.startswith(b"DEK-Info:", at):
+            head = 9
+        if head:
+            at += head
+            at += span(line, at, rb"[ \t]")
+            run = span(line, at, rb"[A-Za-z0-9,-]")
+            if not run:
+                return 0
+        else:
+            run = span(line, at, rb"[A-Za-z0-9+/=]")
+        at += run
+        at += span(line, at, rb"[ \t\r]")
+        if at < len(line):
+            return 0
+        if head:
+            return 3
+        return 2 if run else 1
 
     def pem(self, lines: list[bytes]) -> list[bytes]:
-        """PEM private-key blocks, whole (see datarim-redact.awk, redact_pem)."""
+        """PEM private-key blocks, whole, the lead kept once (datarim-redact.awk, redact_pem)."""
         lines = list(lines)
         out: list[bytes] = []
         i = 0
@@ -105,6 +125,10 @@ class _Redactor:
                 i += 1
                 continue
             pre = line[:begin]
+            t = len(pre)
+            while t > 0 and pre[t - 1 : t] in (b" ", b"\t"):
+                t -= 1
+            lead = pre[:t]
             rest = line[begin_end:]
             self.count += 1
             end, end_end = self.pem_marker(rest, b"END")
@@ -113,16 +137,24 @@ class _Redactor:
                 continue
             found = False
             last = i
+            gap = False
+            after = 2
             j = i + 1
             while j < len(lines):
                 end, end_end = self.pem_marker(lines[j], b"END")
-                if end >= 0 and pattern(_MATERIAL).match(lines[j][:end]):
+                if end >= 0 and self.key_line(lines[j], lead, end):
                     found = True
                     break
-                if not self.key_material(lines[j]):
+                kind = self.key_line(lines[j], lead, -1)
+                if not kind:
                     break
-                if pattern(_NON_BLANK).search(lines[j]):
-                    last = j
+                if kind == 1:
+                    if after != 3:
+                        gap = True
+                else:
+                    after = kind
+                    if not gap:
+                        last = j
                 j += 1
             if found:
                 lines[j] = pre + REDACTED + lines[j][end_end:]
