@@ -18,7 +18,6 @@
 function redact_init(    n, keys, i) {
     REDACTED = "[REDACTED]"
     REDACT_COUNT = 0
-    REDACT_MATERIAL = "^[A-Za-z0-9+/= \t\r]*$"
     REDACT_VALUE = "[^][ \t\r\"'`,;&<>(){}]"
     # Assignments whose key ends in one of these (any case) have their value redacted.
     n = split("password passwd secret token apikey api_key api-key access_key secret_key private_key", keys, " ")
@@ -74,16 +73,40 @@ function redact_pem_marker(s, word,    P, n, k, q, run) {
     return 0
 }
 
-# A line that can sit inside a PEM block: base64, blanks, or a legacy header.
-function redact_key_material(line) {
-    return line ~ REDACT_MATERIAL || substr(line, 1, 10) == "Proc-Type:" || substr(line, 1, 9) == "DEK-Info:"
+# What a line inside a PEM block is, once the block's lead (see redact_pem)
+# is taken off its start: 3 a legacy header "Proc-Type: <word>" or
+# "DEK-Info: <word>", 2 one run of base64, blanks around either only (never
+# inside: a line of words is prose), 1 blank, 0 neither. With end > 0, only
+# line[1..end-1] is looked at, the text before an END marker (no header there).
+function redact_key_line(line, lead, end,    at, run, head) {
+    if (end) line = substr(line, 1, end - 1)
+    at = lead != "" && substr(line, 1, length(lead)) == lead ? length(lead) + 1 : 1
+    at += span(line, at, "[ \t]")
+    head = 0
+    if (!end && substr(line, at, 10) == "Proc-Type:") head = 10
+    else if (!end && substr(line, at, 9) == "DEK-Info:") head = 9
+    if (head) {
+        at += head
+        at += span(line, at, "[ \t]")
+        run = span(line, at, "[A-Za-z0-9,-]")
+        if (!run) return 0
+    } else run = span(line, at, "[A-Za-z0-9+/=]")
+    at += run
+    at += span(line, at, "[ \t\r]")
+    if (at <= length(line)) return 0
+    if (head) return 3
+    return run ? 2 : 1
 }
 
-# PEM private-key blocks, whole: from the BEGIN marker to the END marker
-# (on the same line, or on a later line reached through key-material lines
-# only). With no such END, the BEGIN line from its marker on and the
-# key-material lines after it, up to the last non-blank one.
-function redact_pem(L, n,    M, m, i, j, p, e, line, pre, rest, found, last) {
+# PEM private-key blocks, whole: from the BEGIN marker to the END marker on
+# the same line, or on a later line reached through key-material and blank
+# lines only (redact_key_line). The text before BEGIN on its line, without
+# its trailing blanks (the lead: a "> " quote, "# " or "// " comment, an
+# indent), may start each later line and is kept once. With no such END, the
+# BEGIN line from its marker on and the key-material lines right after it,
+# up to the first blank line (one after a legacy header belongs to the block,
+# as in an encrypted key). The block becomes one [REDACTED] line.
+function redact_pem(L, n,    M, m, i, j, p, e, t, line, pre, lead, rest, found, last, kind, gap, after) {
     m = 0
     i = 1
     while (i <= n) {
@@ -91,6 +114,9 @@ function redact_pem(L, n,    M, m, i, j, p, e, line, pre, rest, found, last) {
         p = redact_pem_marker(line, "BEGIN")
         if (!p) { M[++m] = line; i++; continue }
         pre = substr(line, 1, p - 1)
+        t = length(pre)
+        while (t > 0 && (substr(pre, t, 1) == " " || substr(pre, t, 1) == "\t")) t--
+        lead = substr(pre, 1, t)
         rest = substr(line, REDACT_MARK_END + 1)
         REDACT_COUNT++
         if (redact_pem_marker(rest, "END")) {
@@ -99,11 +125,19 @@ function redact_pem(L, n,    M, m, i, j, p, e, line, pre, rest, found, last) {
         }
         found = 0
         last = i
+        gap = 0
+        after = 2
         for (j = i + 1; j <= n; j++) {
             e = redact_pem_marker(L[j], "END")
-            if (e && substr(L[j], 1, e - 1) ~ REDACT_MATERIAL) { found = 1; break }
-            if (!redact_key_material(L[j])) break
-            if (L[j] ~ /[^ \t\r]/) last = j
+            if (e && redact_key_line(L[j], lead, e)) { found = 1; break }
+            kind = redact_key_line(L[j], lead, 0)
+            if (!kind) break
+            if (kind == 1) {
+                if (after != 3) gap = 1
+                continue
+            }
+            after = kind
+            if (!gap) last = j
         }
         if (found) {
             L[j] = pre REDACTED substr(L[j], REDACT_MARK_END + 1)
@@ -117,8 +151,22 @@ function redact_pem(L, n,    M, m, i, j, p, e, line, pre, rest, found, last) {
     return m
 }
 
-# The value of an `Authorization: Bearer <token>` header (any case).
-function redact_bearer(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
+# Width of an optional quote at position at of s: 1 for " or ', 2 for \" or
+# \' (JSON inside a string), else 0.
+function redact_quote(s, at,    c) {
+    c = substr(s, at, 1)
+    if (c == "\"" || c == "'") return 1
+    if (c != "\\") return 0
+    c = substr(s, at + 1, 1)
+    return c == "\"" || c == "'" ? 2 : 0
+}
+
+# The credential of an Authorization (or Proxy-Authorization) header, any
+# case: "authorization", an optional closing quote, blanks, ":" or "=",
+# blanks, an optional opening quote, the scheme "bearer" or "basic", at least
+# one blank, then a run of A-Za-z0-9._~+/=- (only the run is replaced). So
+# the header, a JSON or dict entry and an assignment are all caught.
+function redact_authorization(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
     low = tolower(s)
     n = occurrences(low, "authorization", P)
     q = 0
@@ -126,14 +174,16 @@ function redact_bearer(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
     for (k = 1; k <= n; k++) {
         if (P[k] < last) continue
         j = P[k] + 13
-        c = substr(s, j, 1)
-        if (c == "\"" || c == "'") j++
+        j += redact_quote(s, j)
         j += span(s, j, "[ \t]")
-        if (substr(s, j, 1) != ":") continue
+        c = substr(s, j, 1)
+        if (c != ":" && c != "=") continue
         j++
         j += span(s, j, "[ \t]")
-        if (substr(low, j, 6) != "bearer") continue
-        j += 6
+        j += redact_quote(s, j)
+        if (substr(low, j, 6) == "bearer") j += 6
+        else if (substr(low, j, 5) == "basic") j += 5
+        else continue
         sp = span(s, j, "[ \t]")
         if (!sp) continue
         j += sp
@@ -227,7 +277,7 @@ function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstar
 function redact_lines(L, n,    i, r, s) {
     n = redact_pem(L, n)
     for (i = 1; i <= n; i++) {
-        s = redact_bearer(L[i])
+        s = redact_authorization(L[i])
         for (r = 1; r <= RT_N; r++) s = redact_tokens(s, r)
         L[i] = redact_assignments(s)
     }

@@ -166,7 +166,12 @@ def test_both_validators_accept_every_differential_output() -> None:
 
 # Secrets planted in random bodies: their distinctive cores may never reach the disk, whole
 # or in part, wherever the cap or the 16 KiB window falls.
-SECRET_CORES = ("Q7xK9mZ2pL4vN8rT1wY6bH3cJ5dF0gS2aE9u", "AKIAZX7Q4W2E9R1T5Y3U", "Vb82Hn4Jm6Kq1Lw3")
+SECRET_CORES = (
+    "Q7xK9mZ2pL4vN8rT1wY6bH3cJ5dF0gS2aE9u",
+    "AKIAZX7Q4W2E9R1T5Y3U",
+    "Vb82Hn4Jm6Kq1Lw3",
+    "Hj3Kp9Lm2Nq5Rs8T",
+)
 # (Each stands apart from its neighbours, as the rules require: AKIA… glued to a letter
 # is not a key.)
 SECRET_PIECES = (
@@ -175,6 +180,9 @@ SECRET_PIECES = (
     " password=" + SECRET_CORES[2] + " ",
     "\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA" + SECRET_CORES[2]
     + "\n-----END RSA PRIVATE KEY-----\n",
+    ' {"Authorization": "Bearer ' + SECRET_CORES[3] + '"} ',
+    "\n> -----BEGIN PRIVATE KEY-----\n> MIIEowIBAAKCAQEA" + SECRET_CORES[2]
+    + "\n>\n> -----END PRIVATE KEY-----\n",
 )
 PROSE_PIECES = (
     "word ", "a longer line of ordinary prose, with commas.\n", "\n", "ключ ", "🚀 ", "x" * 700,

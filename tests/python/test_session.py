@@ -87,6 +87,13 @@ FRAGMENTS = [
     "-----BEGIN PRIVATE KEY-----",
     "-----END PRIVATE KEY-----",
     "Proc-Type: 4",
+    "DEK-Info: AES-128-CBC,5E22",
+    "Basic ",
+    " = ",
+    "\\",
+    "> ",
+    "// ",
+    "# ",
 ]
 texts = st.lists(st.sampled_from(FRAGMENTS), max_size=60).map("".join)
 
@@ -139,12 +146,20 @@ def test_redactor_leaves_no_secret_of_the_documented_kinds() -> None:
         "xoxb-1234567890-abcdefghijklmnop",
         "client_secret_6f1d2c3b4a5e6f7a8b9c",
     ]
-    data = (
-        "\n".join(f"- see {s}." for s in secrets) + "\nAuthorization: Bearer abc.def\n"
-    ).encode()
+    # Each header spelling with its own credential, and a PEM block behind a lead.
+    headers = {
+        "Authorization: Bearer abc.def": "abc.def",
+        '{"Authorization": "Bearer json.1"}': "json.1",
+        "{'authorization': 'bearer dict.2'}": "dict.2",
+        'Authorization = "Bearer assign.3"': "assign.3",
+        '\\"Authorization\\": \\"Bearer esc.4\\"': "esc.4",
+        "Proxy-Authorization: Basic dXNlcjpw": "dXNlcjpw",
+        "> -----BEGIN PRIVATE KEY-----\n> MIIquoted0\n>\n> -----END PRIVATE KEY-----": "MIIquoted0",
+    }
+    data = "\n".join([*(f"- see {s}." for s in secrets), *headers]).encode() + b"\n"
     for out, count in [redact(data), *(awk_redact(awk, data) for awk in awk_programs())]:
-        assert count == len(secrets) + 1
-        assert not any(s.encode() in out for s in [*secrets, "abc.def"])
+        assert count == len(secrets) + len(headers)
+        assert not any(s.encode() in out for s in [*secrets, *headers.values()])
 
 
 def test_every_secret_kind_passes_the_redactors_quick_test_alone() -> None:
@@ -154,7 +169,10 @@ def test_every_secret_kind_passes_the_redactors_quick_test_alone() -> None:
 
     samples = [rule.literal + b"a-" + b"A1" * 20 for rule in _TOKEN_RULES] + [
         b"-----BEGIN RSA PRIVATE KEY-----",
+        b"> -----BEGIN PRIVATE KEY-----",
         b"Authorization: Bearer abc",
+        b'{"Authorization": "Bearer abc"}',
+        b"Authorization = 'Basic dXNlcjpw'",
         *(b"x_" + suffix.upper() + b"=v" for suffix in _KEY_SUFFIXES),
     ]
     for sample in samples:

@@ -14,8 +14,6 @@ from .rules import occurrences, pattern, span
 
 REDACTED = b"[REDACTED]"
 # Regular expressions compile on first use (rules.pattern), not at import.
-_MATERIAL = rb"[A-Za-z0-9+/= \t\r]*\Z"
-_NON_BLANK = rb"[^ \t\r]"
 _VALUE = rb"[^\]\[ \t\r\"'`,;&<>(){}]"
 # Assignments whose key ends in one of these (any case) have their value redacted.
 _KEY_SUFFIXES = (
@@ -85,15 +83,37 @@ class _Redactor:
         return -1, -1
 
     @staticmethod
-    def key_material(line: bytes) -> bool:
-        return bool(
-            pattern(_MATERIAL).match(line)
-            or line.startswith(b"Proc-Type:")
-            or line.startswith(b"DEK-Info:")
-        )
+    def key_line(line: bytes, lead: bytes, end: int) -> int:
+        """What a line inside a PEM block is once the lead is off its start: 3 a
+        legacy header, 2 one run of base64, 1 blank, 0 neither; with end >= 0,
+        only line[:end] (datarim-redact.awk, redact_key_line)."""
+        if end >= 0:
+            line = line[:end]
+        at = len(lead) if lead and line.startswith(lead) else 0
+        at += span(line, at, rb"[ \t]")
+        head = 0
+        if end < 0 and line.startswith(b"Proc-Type:", at):
+            head = 10
+        elif end < 0 and line.startswith(b"DEK-Info:", at):
+            head = 9
+        if head:
+            at += head
+            at += span(line, at, rb"[ \t]")
+            run = span(line, at, rb"[A-Za-z0-9,-]")
+            if not run:
+                return 0
+        else:
+            run = span(line, at, rb"[A-Za-z0-9+/=]")
+        at += run
+        at += span(line, at, rb"[ \t\r]")
+        if at < len(line):
+            return 0
+        if head:
+            return 3
+        return 2 if run else 1
 
     def pem(self, lines: list[bytes]) -> list[bytes]:
-        """PEM private-key blocks, whole (see datarim-redact.awk, redact_pem)."""
+        """PEM private-key blocks, whole, the lead kept once (datarim-redact.awk, redact_pem)."""
         lines = list(lines)
         out: list[bytes] = []
         i = 0
@@ -105,6 +125,10 @@ class _Redactor:
                 i += 1
                 continue
             pre = line[:begin]
+            t = len(pre)
+            while t > 0 and pre[t - 1 : t] in (b" ", b"\t"):
+                t -= 1
+            lead = pre[:t]
             rest = line[begin_end:]
             self.count += 1
             end, end_end = self.pem_marker(rest, b"END")
@@ -113,16 +137,24 @@ class _Redactor:
                 continue
             found = False
             last = i
+            gap = False
+            after = 2
             j = i + 1
             while j < len(lines):
                 end, end_end = self.pem_marker(lines[j], b"END")
-                if end >= 0 and pattern(_MATERIAL).match(lines[j][:end]):
+                if end >= 0 and self.key_line(lines[j], lead, end):
                     found = True
                     break
-                if not self.key_material(lines[j]):
+                kind = self.key_line(lines[j], lead, -1)
+                if not kind:
                     break
-                if pattern(_NON_BLANK).search(lines[j]):
-                    last = j
+                if kind == 1:
+                    if after != 3:
+                        gap = True
+                else:
+                    after = kind
+                    if not gap:
+                        last = j
                 j += 1
             if found:
                 lines[j] = pre + REDACTED + lines[j][end_end:]
@@ -132,8 +164,19 @@ class _Redactor:
             i = last + 1
         return out
 
-    def bearer(self, data: bytes) -> bytes:
-        """The value of an `Authorization: Bearer <token>` header (any case)."""
+    @staticmethod
+    def quote(data: bytes, at: int) -> int:
+        """Width of an optional quote at index at: 1 for " or ', 2 for \\" or \\', else 0."""
+        c = data[at : at + 1]
+        if c in (b'"', b"'"):
+            return 1
+        if c != b"\\":
+            return 0
+        return 2 if data[at + 1 : at + 2] in (b'"', b"'") else 0
+
+    def authorization(self, data: bytes) -> bytes:
+        """The credential of an Authorization header, Bearer or Basic, in header,
+        JSON, dict or assignment spelling (datarim-redact.awk, redact_authorization)."""
         low = data.lower()
         pieces: list[bytes] = []
         last = 0
@@ -141,16 +184,19 @@ class _Redactor:
             if at < last:
                 continue
             j = at + 13
-            if data[j : j + 1] in (b'"', b"'"):
-                j += 1
+            j += self.quote(data, j)
             j += span(data, j, rb"[ \t]")
-            if data[j : j + 1] != b":":
+            if data[j : j + 1] not in (b":", b"="):
                 continue
             j += 1
             j += span(data, j, rb"[ \t]")
-            if low[j : j + 6] != b"bearer":
+            j += self.quote(data, j)
+            if low.startswith(b"bearer", j):
+                j += 6
+            elif low.startswith(b"basic", j):
+                j += 5
+            else:
                 continue
-            j += 6
             blank = span(data, j, rb"[ \t]")
             if not blank:
                 continue
@@ -234,7 +280,7 @@ class _Redactor:
         return b"".join(pieces) + data[last:] if pieces else data
 
     def line(self, data: bytes) -> bytes:
-        data = self.bearer(data)
+        data = self.authorization(data)
         for rule in _TOKEN_RULES:
             data = self.tokens(data, rule)
         return self.assignments(data)
