@@ -143,26 +143,28 @@ lifecycle_lower() {
 # lifecycle_archive_dir <program> <root> <rel-dir> <out-created-var>: makes
 # <root>/<rel-dir> one directory at a time, refusing a symlink anywhere on
 # the way; <out-created-var> lists what it made (for the undo). 1 refused.
+# (Its locals carry a prefix: a caller's <out-created-var> must never be
+# shadowed by one of them.)
 lifecycle_archive_dir() {
-  local part='' rest=$3/ made=''
-  while [ -n "$rest" ]; do
-    part=$part${part:+/}${rest%%/*}
-    rest=${rest#*/}
-    if [ -L "$2/$part" ]; then
-      dr_err "$1" "$part is a symlink; refusing to write through it"
-      lifecycle_undo_dirs "$2" "$made"
+  local la_part='' la_rest=$3/ la_made=''
+  while [ -n "$la_rest" ]; do
+    la_part=$la_part${la_part:+/}${la_rest%%/*}
+    la_rest=${la_rest#*/}
+    if [ -L "$2/$la_part" ]; then
+      dr_err "$1" "$la_part is a symlink; refusing to write through it"
+      lifecycle_undo_dirs "$2" "$la_made"
       return 1
     fi
-    [ -d "$2/$part" ] && continue
-    if ! mkdir -- "$2/$part" 2>/dev/null; then
-      [ -d "$2/$part" ] && [ ! -L "$2/$part" ] && continue
-      dr_err "$1" "cannot create $part"
-      lifecycle_undo_dirs "$2" "$made"
+    [ -d "$2/$la_part" ] && continue
+    if ! mkdir -- "$2/$la_part" 2>/dev/null; then
+      [ -d "$2/$la_part" ] && [ ! -L "$2/$la_part" ] && continue
+      dr_err "$1" "cannot create $la_part"
+      lifecycle_undo_dirs "$2" "$la_made"
       return 1
     fi
-    made="$part"$'\n'"$made"
+    la_made="$la_part"$'\n'"$la_made"
   done
-  printf -v "$4" '%s' "$made"
+  printf -v "$4" '%s' "$la_made"
 }
 
 # lifecycle_undo_dirs <root> <dirs>: removes the directories made (newest
@@ -215,7 +217,7 @@ lifecycle_archive_main() {
 # never replaces a file, so an earlier archive is never overwritten), then
 # unlink the snapshot. Prints the archive's path.
 lifecycle_archive_locked() {
-  local prog=$1 root=$2 task=$3 rel msg status=0 adir made target n=1
+  local prog=$1 root=$2 task=$3 rel msg status=0 adir made='' target n=1
   rel=datarim/snapshots/$task.snapshot.md
   snapshot_check_file "$root/$rel" "$task" msg || status=$?
   if [ "$status" -ne 0 ]; then
