@@ -164,9 +164,19 @@ dr_now_utc() {
 # offset of that NUL (-1: none). Bash strings cannot hold NUL; this keeps its
 # position instead, which is all the byte rules need.
 dr_read_prefix() {
+  printf -v "$3_text" '%s' ''
+  printf -v "$3_len" '%s' 0
+  printf -v "$3_nul" '%s' -1
+  dr_read_prefix_stdin "$2" "$3" <"$1"
+}
+
+# dr_read_prefix_stdin <limit> <prefix>: dr_read_prefix of the standard input
+# stream itself (fd 0, from where it stands), whatever it is: a pipe, a socket
+# (which /dev/stdin cannot re-open) or a file read part-way.
+dr_read_prefix_stdin() {
   local LC_ALL=C chunk text='' total=0 nul=-1 want rc
-  while [ "$total" -lt "$2" ]; do
-    want=$(($2 - total))
+  while [ "$total" -lt "$1" ]; do
+    want=$(($1 - total))
     chunk=
     rc=0
     IFS= read -r -d '' -n "$want" chunk || rc=$?
@@ -185,10 +195,10 @@ dr_read_prefix() {
       nul=$((total + ${#chunk}))
     fi
     total=$((total + ${#chunk} + 1))
-  done <"$1"
-  printf -v "$3_text" '%s' "$text"
-  printf -v "$3_len" '%s' "$total"
-  printf -v "$3_nul" '%s' "$nul"
+  done
+  printf -v "$2_text" '%s' "$text"
+  printf -v "$2_len" '%s' "$total"
+  printf -v "$2_nul" '%s' "$nul"
 }
 
 # dr_is_knowledge_base <dir>: a datarim/ directory that holds a knowledge base.
