@@ -40,21 +40,38 @@ dr_usage() {
 # dr_parse_flags <program> <spec> <required> "$@": parses `--flag value` and
 # boolean `--flag` arguments left to right. <spec> lists the flags, a value
 # flag with a trailing "=" ("--root= --hint"); <required> lists value flags
-# that must be present. Sets opt_<flag> (dashes as underscores), which the
-# caller declares local. Returns 0, 2 after reporting a usage error, or 4 for
-# -h/--help.
+# that must be present; "@--task" in <spec> makes a bare argument, wherever
+# it stands, the value of --task. Sets opt_<flag> (dashes as underscores),
+# which the caller declares local. Returns 0, 2 after reporting a usage
+# error, or 4 for -h/--help. An empty value is a usage error (2) like a
+# missing one.
 dr_parse_flags() {
-  local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' IFS=$' \t\n'
+  local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' positional IFS=$' \t\n'
   shift 3
   while [ $# -gt 0 ]; do
     flag=$1
     case $flag in -h | --help) return 4 ;; esac
+    case $flag in -*) ;; *)
+      case $spec in *" @--"*)
+        # A bare argument: read it as its flag's value, on the next turn.
+        positional=${spec#*" @"}
+        set -- "${positional%%" "*}" "$@"
+        continue
+        ;;
+      esac
+      ;;
+    esac
     name=${flag#--}
     name=opt_${name//-/_}
     case $spec in
       *" $flag= "*)
         if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
           dr_err "$prog" "flag needs a value: $flag"
+          return 2
+        fi
+        # `--task "$ID"` with an empty $ID is a caller's bug, never "not given".
+        if [ -z "$2" ]; then
+          dr_err "$prog" "flag has an empty value: $flag"
           return 2
         fi
         printf -v "$name" '%s' "$2"

@@ -1,12 +1,12 @@
 # shellcheck shell=bash
 # Snapshot lifecycle: look at one snapshot, list them all, archive a final one.
 #
-#   lifecycle_show_main [<ID> | --task <ID>] [--root <dir>] [--json]
+#   lifecycle_show_main [<ID> | --task <ID>] [--root <dir>] [--json]   (<ID> anywhere)
 #       snapshot-show: 0 shown, 1 missing, 2 invalid, 3 usage
 #   lifecycle_list_main [--root <dir>] [--json]
 #       snapshot-list: 0 listed (invalid snapshots included, with the reason), 2 the
 #       snapshots directory is a symlink, 3 usage (a bad DATARIM_NOW too)
-#   lifecycle_archive_main [<ID> | --task <ID>] [--root <dir>] [--area <area>]
+#   lifecycle_archive_main [<ID> | --task <ID>] [--root <dir>] [--area <area>]   (<ID> anywhere)
 #       snapshot-archive: 0 archived, 1 missing or refused, 2 invalid, 3 usage
 #
 # Without --root: the nearest directory upwards holding datarim/. Sourcing
@@ -53,8 +53,7 @@ lifecycle_show_main() {
   local ls_stage='' ls_command='' ls_captured_at='' ls_captured_by='' ls_recommended_next=''
   # shellcheck disable=SC2034
   local ls_options='' ls_option_count='' ls_size_bytes='' ls_truncated='' ls_extra='' ls_body='' ls_text=''
-  case ${1-} in -*) ;; *) [ $# -eq 0 ] || set -- --task "$@" ;; esac
-  dr_parse_flags "$prog" "--task= --root= --json" "" "$@" || status=$?
+  dr_parse_flags "$prog" "--task= @--task --root= --json" "" "$@" || status=$?
   if [ "$status" -eq 4 ]; then
     dr_usage snapshot-show
     return 0
@@ -182,8 +181,7 @@ lifecycle_undo_dirs() {
 lifecycle_archive_main() {
   local prog=snapshot-archive status=0 root dir task area timeout rel
   local opt_task='' opt_root='' opt_area=''
-  case ${1-} in -*) ;; *) [ $# -eq 0 ] || set -- --task "$@" ;; esac
-  dr_parse_flags "$prog" "--task= --root= --area=" "" "$@" || status=$?
+  dr_parse_flags "$prog" "--task= @--task --root= --area=" "" "$@" || status=$?
   if [ "$status" -eq 4 ]; then
     dr_usage snapshot-archive
     return 0
