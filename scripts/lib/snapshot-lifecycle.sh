@@ -5,7 +5,7 @@
 #       snapshot-show: 0 shown, 1 missing, 2 invalid, 3 usage
 #   lifecycle_list_main [--root <dir>] [--json]
 #       snapshot-list: 0 listed (invalid snapshots included, with the reason), 2 the
-#       snapshots directory is a symlink, 3 usage (a bad DATARIM_NOW too)
+#       snapshots directory is a symlink or cannot be read, 3 usage (a bad DATARIM_NOW too)
 #   lifecycle_archive_main [<ID> | --task <ID>] [--root <dir>] [--area <area>]   (<ID> anywhere)
 #       snapshot-archive: 0 archived, 1 missing or refused, 2 invalid, 3 usage
 #
@@ -94,6 +94,11 @@ lifecycle_list_main() {
   dr_reader_root "$prog" "$opt_root" root || return 3
   dir=$root/datarim/snapshots
   dr_refuse_symlinked "$prog" "$root" snapshots || return 2
+  # A directory that cannot be listed or searched would read as empty.
+  if [ -d "$dir" ] && { [ ! -r "$dir" ] || [ ! -x "$dir" ]; }; then
+    dr_err "$prog" "datarim/snapshots cannot be read"
+    return 2
+  fi
   now=${DATARIM_NOW:-}
   [ -n "$now" ] || dr_now_utc now
   if [ -d "$dir" ]; then

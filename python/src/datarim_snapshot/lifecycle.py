@@ -193,11 +193,20 @@ def list_command(argv: Sequence[str], console: Console) -> int:
     except DatarimError as exc:
         console.error(LIST, exc.message)
         return 3
-    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
+    directory = os.path.join(root, "datarim", "snapshots")
+    if os.path.islink(directory):
         console.error(LIST, "datarim/snapshots is a symlink")
         return 2
+    # A directory that cannot be listed or searched would read as empty.
+    unreadable = os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK)
     now = os.environ.get("DATARIM_NOW") or now_utc()
-    rows = list_rows(root)
+    try:
+        rows = [] if unreadable else list_rows(root)
+    except OSError:
+        unreadable = True
+    if unreadable:
+        console.error(LIST, "datarim/snapshots cannot be read")
+        return 2
     if not is_timestamp(os.fsencode(now)):
         console.error(LIST, "DATARIM_NOW must be YYYY-MM-DDTHH:MM:SSZ, a real UTC time")
         return 3

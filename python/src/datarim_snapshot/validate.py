@@ -228,10 +228,11 @@ def read_artifact(path: str, limit: int) -> bytes:
     Raises MissingError (1) or MalformedError (2) with the shell's wording."""
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        raise MissingError("is missing") from None
     except OSError:
-        raise MalformedError("is not a readable regular file") from None
+        # Not there, or its path cannot be looked up (a file where a directory
+        # should be, a directory without search permission): missing, as the
+        # shell's `[ -e ]` says.
+        raise MissingError("is missing") from None
     if stat.S_ISLNK(mode):
         raise MalformedError("is a symlink")
     if not stat.S_ISREG(mode) or not os.access(path, os.R_OK):
