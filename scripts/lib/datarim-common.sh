@@ -507,11 +507,11 @@ dr_artifact_state() {
 # absolute path; default the current directory) upwards, that holds a
 # datarim/ directory; <start> itself when none does.
 dr_find_root() {
-  local start=${2:-$PWD} dir
+  local start=${2:-${PWD:-/}} dir
   dir=$start
   while :; do
     if [ -d "$dir/datarim" ]; then
-      printf -v "$1" '%s' "$dir"
+      printf -v "$1" '%s' "${dir:-/}" # "": the walk reached /
       return 0
     fi
     [ -z "$dir" ] || [ "$dir" = / ] && break

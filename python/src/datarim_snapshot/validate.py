@@ -243,9 +243,19 @@ def read_artifact(path: str, limit: int) -> bytes:
         raise MalformedError("cannot be read") from None
 
 
+def _working_directory() -> str:
+    """The current directory; once it has been deleted, $PWD as bash keeps it
+    (or "/" without one), so both implementations look in the same places."""
+    try:
+        return os.getcwd()
+    except OSError:
+        pwd = os.environ.get("PWD", "")
+        return pwd if pwd.startswith("/") else "/"
+
+
 def find_root(start: str | None = None) -> str:
     """The nearest directory, from start upwards, holding datarim/; else start."""
-    here = start if start is not None else os.getcwd()
+    here = start if start is not None else _working_directory()
     directory = here
     while True:
         if os.path.isdir(os.path.join(directory, "datarim")):
