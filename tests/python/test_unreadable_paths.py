@@ -40,7 +40,12 @@ def _command(impl: str, bash_tool: str, subcommand: str) -> list[str]:
 
 
 def _run(impl: str, bash_tool: str, subcommand: str, *args: str) -> tuple[int, bytes, bytes]:
-    env = dict(os.environ, PYTHONPATH=str(REPO / "python" / "src"), PYTHONDONTWRITEBYTECODE="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO / "python" / "src"),
+        PYTHONDONTWRITEBYTECODE="1",
+        DATARIM_NOW="2099-01-01T00:00:00Z",  # list's ages must not depend on when each runs
+    )
     done = subprocess.run(
         [*_command(impl, bash_tool, subcommand), *args],
         capture_output=True,
