@@ -3,6 +3,9 @@
 # on stdin, the hook output JSON on stdout. It never blocks a session: it
 # prints nothing and exits 0 on any failure. See scripts/lib/session-start-hook.sh.
 set -euo pipefail
+# A reader that has gone must not kill the hook with SIGPIPE: the write fails
+# instead, quietly (stderr goes to /dev/null), and the hook still exits 0.
+trap '' PIPE
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/session-start-hook.sh
 . "$here/../scripts/lib/session-start-hook.sh" 2>/dev/null || exit 0

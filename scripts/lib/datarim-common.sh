@@ -40,21 +40,38 @@ dr_usage() {
 # dr_parse_flags <program> <spec> <required> "$@": parses `--flag value` and
 # boolean `--flag` arguments left to right. <spec> lists the flags, a value
 # flag with a trailing "=" ("--root= --hint"); <required> lists value flags
-# that must be present. Sets opt_<flag> (dashes as underscores), which the
-# caller declares local. Returns 0, 2 after reporting a usage error, or 4 for
-# -h/--help.
+# that must be present; "@--task" in <spec> makes a bare argument, wherever
+# it stands, the value of --task. Sets opt_<flag> (dashes as underscores),
+# which the caller declares local. Returns 0, 2 after reporting a usage
+# error, or 4 for -h/--help. An empty value is a usage error (2) like a
+# missing one.
 dr_parse_flags() {
-  local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' IFS=$' \t\n'
+  local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' positional IFS=$' \t\n'
   shift 3
   while [ $# -gt 0 ]; do
     flag=$1
     case $flag in -h | --help) return 4 ;; esac
+    case $flag in -*) ;; *)
+      case $spec in *" @--"*)
+        # A bare argument: read it as its flag's value, on the next turn.
+        positional=${spec#*" @"}
+        set -- "${positional%%" "*}" "$@"
+        continue
+        ;;
+      esac
+      ;;
+    esac
     name=${flag#--}
     name=opt_${name//-/_}
     case $spec in
       *" $flag= "*)
         if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
           dr_err "$prog" "flag needs a value: $flag"
+          return 2
+        fi
+        # `--task "$ID"` with an empty $ID is a caller's bug, never "not given".
+        if [ -z "$2" ]; then
+          dr_err "$prog" "flag has an empty value: $flag"
           return 2
         fi
         printf -v "$name" '%s' "$2"
@@ -164,9 +181,19 @@ dr_now_utc() {
 # offset of that NUL (-1: none). Bash strings cannot hold NUL; this keeps its
 # position instead, which is all the byte rules need.
 dr_read_prefix() {
+  printf -v "$3_text" '%s' ''
+  printf -v "$3_len" '%s' 0
+  printf -v "$3_nul" '%s' -1
+  dr_read_prefix_stdin "$2" "$3" <"$1"
+}
+
+# dr_read_prefix_stdin <limit> <prefix>: dr_read_prefix of the standard input
+# stream itself (fd 0, from where it stands), whatever it is: a pipe, a socket
+# (which /dev/stdin cannot re-open) or a file read part-way.
+dr_read_prefix_stdin() {
   local LC_ALL=C chunk text='' total=0 nul=-1 want rc
-  while [ "$total" -lt "$2" ]; do
-    want=$(($2 - total))
+  while [ "$total" -lt "$1" ]; do
+    want=$(($1 - total))
     chunk=
     rc=0
     IFS= read -r -d '' -n "$want" chunk || rc=$?
@@ -185,10 +212,10 @@ dr_read_prefix() {
       nul=$((total + ${#chunk}))
     fi
     total=$((total + ${#chunk} + 1))
-  done <"$1"
-  printf -v "$3_text" '%s' "$text"
-  printf -v "$3_len" '%s' "$total"
-  printf -v "$3_nul" '%s' "$nul"
+  done
+  printf -v "$2_text" '%s' "$text"
+  printf -v "$2_len" '%s' "$total"
+  printf -v "$2_nul" '%s' "$nul"
 }
 
 # dr_is_knowledge_base <dir>: a datarim/ directory that holds a knowledge base.
@@ -556,11 +583,11 @@ dr_artifact_state() {
 # absolute path; default the current directory) upwards, that holds a
 # datarim/ directory; <start> itself when none does.
 dr_find_root() {
-  local start=${2:-$PWD} dir
+  local start=${2:-${PWD:-/}} dir
   dir=$start
   while :; do
     if [ -d "$dir/datarim" ]; then
-      printf -v "$1" '%s' "$dir"
+      printf -v "$1" '%s' "${dir:-/}" # "": the walk reached /
       return 0
     fi
     [ -z "$dir" ] || [ "$dir" = / ] && break

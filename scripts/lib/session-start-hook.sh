@@ -23,11 +23,13 @@ _session_start_load
 unset -f _session_start_load
 
 # session_start_payload <out-source-var> <out-cwd-var>: reads the payload
-# from stdin (at most 64 KiB) and sets its "source" and "cwd"; 1 when the
-# payload is too big, not strict JSON, or lacks either string.
+# from the standard input stream (at most 64 KiB; never by re-opening
+# /dev/stdin, which fails on the socket a Node parent passes) and sets its
+# "source" and "cwd"; 1 when the payload is too big, not strict JSON, or
+# lacks either string.
 session_start_payload() {
   local LC_ALL=C dir payload_text='' payload_len=0 payload_nul=-1 fields status=0
-  { dr_read_prefix /dev/stdin 65537 payload; } 2>/dev/null || return 1
+  { dr_read_prefix_stdin 65537 payload; } 2>/dev/null || return 1
   [ "$payload_len" -le 65536 ] || return 1
   dr_lib_dir_into dir
   fields=$(DR_PAYLOAD=$payload_text DR_PAYLOAD_NUL=$payload_nul \

@@ -44,6 +44,12 @@ function epoch(ts,    y, m, d, era, yoe, doy, doe) {
         substr(ts, 12, 2) * 3600 + substr(ts, 15, 2) * 60 + substr(ts, 18, 2)
 }
 
+# A whole number printed exactly whatever the awk: mawk prints one past 2^31
+# through CONVFMT, in exponent form; %.0f is exact up to 2^53.
+function whole(n) {
+    return sprintf("%.0f", n)
+}
+
 # An age as its largest whole unit: 45s, 7m, 5h, 3d; "future" when negative.
 function age_text(s) {
     if (s < 0) return "future"
@@ -82,7 +88,7 @@ function list_output(json,    now, n, k, f, C, W, c, line, out, age, valid) {
                 ",\"reason\":" (valid ? "null" : json_string(f[2])) \
                 ",\"stage\":" (valid ? json_string(f[3]) : "null") \
                 ",\"captured_at\":" (valid ? json_string(f[4]) : "null") \
-                ",\"age_seconds\":" (valid ? age : "null") \
+                ",\"age_seconds\":" (valid ? whole(age) : "null") \
                 ",\"recommended_next\":" (valid ? json_string(f[5]) : "null") "}"
             continue
         }

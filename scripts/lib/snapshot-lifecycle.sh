@@ -1,12 +1,12 @@
 # shellcheck shell=bash
 # Snapshot lifecycle: look at one snapshot, list them all, archive a final one.
 #
-#   lifecycle_show_main [<ID> | --task <ID>] [--root <dir>] [--json]
+#   lifecycle_show_main [<ID> | --task <ID>] [--root <dir>] [--json]   (<ID> anywhere)
 #       snapshot-show: 0 shown, 1 missing, 2 invalid, 3 usage
 #   lifecycle_list_main [--root <dir>] [--json]
 #       snapshot-list: 0 listed (invalid snapshots included, with the reason), 2 the
-#       snapshots directory is a symlink, 3 usage (a bad DATARIM_NOW too)
-#   lifecycle_archive_main [<ID> | --task <ID>] [--root <dir>] [--area <area>]
+#       snapshots directory is a symlink or cannot be read, 3 usage (a bad DATARIM_NOW too)
+#   lifecycle_archive_main [<ID> | --task <ID>] [--root <dir>] [--area <area>]   (<ID> anywhere)
 #       snapshot-archive: 0 archived, 1 missing or refused, 2 invalid, 3 usage
 #
 # Without --root: the nearest directory upwards holding datarim/. Sourcing
@@ -53,8 +53,7 @@ lifecycle_show_main() {
   local ls_stage='' ls_command='' ls_captured_at='' ls_captured_by='' ls_recommended_next=''
   # shellcheck disable=SC2034
   local ls_options='' ls_option_count='' ls_size_bytes='' ls_truncated='' ls_extra='' ls_body='' ls_text=''
-  case ${1-} in -*) ;; *) [ $# -eq 0 ] || set -- --task "$@" ;; esac
-  dr_parse_flags "$prog" "--task= --root= --json" "" "$@" || status=$?
+  dr_parse_flags "$prog" "--task= @--task --root= --json" "" "$@" || status=$?
   if [ "$status" -eq 4 ]; then
     dr_usage snapshot-show
     return 0
@@ -95,6 +94,11 @@ lifecycle_list_main() {
   dr_reader_root "$prog" "$opt_root" root || return 3
   dir=$root/datarim/snapshots
   dr_refuse_symlinked "$prog" "$root" snapshots || return 2
+  # A directory that cannot be listed or searched would read as empty.
+  if [ -d "$dir" ] && { [ ! -r "$dir" ] || [ ! -x "$dir" ]; }; then
+    dr_err "$prog" "datarim/snapshots cannot be read"
+    return 2
+  fi
   now=${DATARIM_NOW:-}
   [ -n "$now" ] || dr_now_utc now
   if [ -d "$dir" ]; then
@@ -143,26 +147,28 @@ lifecycle_lower() {
 # lifecycle_archive_dir <program> <root> <rel-dir> <out-created-var>: makes
 # <root>/<rel-dir> one directory at a time, refusing a symlink anywhere on
 # the way; <out-created-var> lists what it made (for the undo). 1 refused.
+# (Its locals carry a prefix: a caller's <out-created-var> must never be
+# shadowed by one of them.)
 lifecycle_archive_dir() {
-  local part='' rest=$3/ made=''
-  while [ -n "$rest" ]; do
-    part=$part${part:+/}${rest%%/*}
-    rest=${rest#*/}
-    if [ -L "$2/$part" ]; then
-      dr_err "$1" "$part is a symlink; refusing to write through it"
-      lifecycle_undo_dirs "$2" "$made"
+  local la_part='' la_rest=$3/ la_made=''
+  while [ -n "$la_rest" ]; do
+    la_part=$la_part${la_part:+/}${la_rest%%/*}
+    la_rest=${la_rest#*/}
+    if [ -L "$2/$la_part" ]; then
+      dr_err "$1" "$la_part is a symlink; refusing to write through it"
+      lifecycle_undo_dirs "$2" "$la_made"
       return 1
     fi
-    [ -d "$2/$part" ] && continue
-    if ! mkdir -- "$2/$part" 2>/dev/null; then
-      [ -d "$2/$part" ] && [ ! -L "$2/$part" ] && continue
-      dr_err "$1" "cannot create $part"
-      lifecycle_undo_dirs "$2" "$made"
+    [ -d "$2/$la_part" ] && continue
+    if ! mkdir -- "$2/$la_part" 2>/dev/null; then
+      [ -d "$2/$la_part" ] && [ ! -L "$2/$la_part" ] && continue
+      dr_err "$1" "cannot create $la_part"
+      lifecycle_undo_dirs "$2" "$la_made"
       return 1
     fi
-    made="$part"$'\n'"$made"
+    la_made="$la_part"$'\n'"$la_made"
   done
-  printf -v "$4" '%s' "$made"
+  printf -v "$4" '%s' "$la_made"
 }
 
 # lifecycle_undo_dirs <root> <dirs>: removes the directories made (newest
@@ -180,8 +186,7 @@ lifecycle_undo_dirs() {
 lifecycle_archive_main() {
   local prog=snapshot-archive status=0 root dir task area timeout rel
   local opt_task='' opt_root='' opt_area=''
-  case ${1-} in -*) ;; *) [ $# -eq 0 ] || set -- --task "$@" ;; esac
-  dr_parse_flags "$prog" "--task= --root= --area=" "" "$@" || status=$?
+  dr_parse_flags "$prog" "--task= @--task --root= --area=" "" "$@" || status=$?
   if [ "$status" -eq 4 ]; then
     dr_usage snapshot-archive
     return 0
@@ -215,7 +220,7 @@ lifecycle_archive_main() {
 # never replaces a file, so an earlier archive is never overwritten), then
 # unlink the snapshot. Prints the archive's path.
 lifecycle_archive_locked() {
-  local prog=$1 root=$2 task=$3 rel msg status=0 adir made target n=1
+  local prog=$1 root=$2 task=$3 rel msg status=0 adir made='' target n=1
   rel=datarim/snapshots/$task.snapshot.md
   snapshot_check_file "$root/$rel" "$task" msg || status=$?
   if [ "$status" -ne 0 ]; then

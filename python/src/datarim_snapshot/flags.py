@@ -13,11 +13,15 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
     """Parse argv left to right.
 
     spec lists the flags, a value flag with a trailing "=" ("--root= --hint");
-    required lists value flags that must be present. Returns {"root": value,
+    "@--task" in spec makes a bare argument, wherever it stands, the value of
+    --task. required lists value flags that must be present; an empty value is
+    a UsageError like a missing one. Returns {"root": value,
     "hint": "1", ...} keyed by flag name with dashes as underscores.
     """
     value_flags = {f[:-1] for f in spec.split() if f.endswith("=")}
-    bool_flags = {f for f in spec.split() if not f.endswith("=")}
+    bool_flags = {f for f in spec.split() if not f.endswith("=") and not f.startswith("@")}
+    positional = next((f[1:] for f in spec.split() if f.startswith("@")), None)
+    argv = list(argv)
     found: dict[str, str] = {}
     seen: list[str] = []
     i = 0
@@ -25,10 +29,16 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
         flag = argv[i]
         if flag in ("-h", "--help"):
             raise HelpRequested("help")
+        if positional is not None and not flag.startswith("-"):
+            # A bare argument: read it as its flag's value, on the next turn.
+            argv.insert(i, positional)
+            continue
         if flag in value_flags:
             if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
                 raise UsageError(f"flag needs a value: {flag}")
             value = argv[i + 1]
+            if not value:  # `--task "$ID"` with an empty $ID: a caller's bug, never "not given"
+                raise UsageError(f"flag has an empty value: {flag}")
             i += 2
         elif flag in bool_flags:
             value = "1"

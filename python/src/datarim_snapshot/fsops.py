@@ -68,6 +68,12 @@ def resolve_root(root: str) -> str:
     """The physical absolute root; refuses one inside a knowledge base's own datarim/."""
     if not os.path.isdir(root):
         raise RefusedError("--root is not a directory")
+    try:
+        os.getcwd()
+    except OSError:
+        # The shell twin resolves the root with cd and back; from a deleted
+        # working directory there is no way back, and it refuses.
+        raise RefusedError("cannot return to the working directory") from None
     absolute = os.path.realpath(root)
     part = absolute
     while part not in ("", "/"):

@@ -103,13 +103,31 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
 
 def session_start_command(argv: Sequence[str], console: Console) -> int:
     """Same bytes as dev-tools/session-start-hook.sh; always exit 0."""
-    if argv and argv[0] in ("-h", "--help"):
-        console.write(usage("session-start-hook"))
-        return 0
     try:
-        output = session_start(argv, sys.stdin.buffer)
+        if argv and argv[0] in ("-h", "--help"):
+            output: bytes | None = usage("session-start-hook")
+        else:
+            output = session_start(argv, sys.stdin.buffer)
     except Exception:  # whatever goes wrong, a session is never blocked
         output = None
     if output:
-        console.write(output)
+        _write_or_nothing(console, output)
     return 0
+
+
+def _write_or_nothing(console: Console, data: bytes) -> None:
+    """Writes data to stdout; when stdout is full, closed or its reader has gone,
+    nothing more is printed and nothing is raised."""
+    try:
+        console.write(data)
+        console.out.flush()
+    except (OSError, ValueError):
+        # The buffer keeps what could not be written and Python flushes it again
+        # at exit (a traceback, exit 120): point the process's fd 1 at /dev/null.
+        if sys.stdout is not None and console.out is sys.stdout.buffer:
+            try:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.close(null)
+            except OSError:
+                pass

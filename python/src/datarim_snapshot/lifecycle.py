@@ -29,14 +29,6 @@ ARCHIVE = "snapshot-archive"
 MAX_ARCHIVES = 999
 
 
-def _positional_task(argv: Sequence[str]) -> list[str]:
-    """`show <ID>` is `show --task <ID>`."""
-    args = list(argv)
-    if args and not args[0].startswith("-"):
-        args.insert(0, "--task")
-    return args
-
-
 def _task(flags: dict[str, str]) -> str:
     if not flags.get("task"):
         raise UsageError("missing required flag(s): --task", code=3)
@@ -79,7 +71,7 @@ def show_json(task: str, snapshot: StageSnapshot) -> bytes:
 def show_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-show.sh."""
     try:
-        flags = parse_flags("--task= --root= --json", "", _positional_task(argv))
+        flags = parse_flags("--task= @--task --root= --json", "", argv)
         task = _task(flags)
         root = resolve_root(flags.get("root"))
     except HelpRequested:
@@ -201,11 +193,20 @@ def list_command(argv: Sequence[str], console: Console) -> int:
     except DatarimError as exc:
         console.error(LIST, exc.message)
         return 3
-    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
+    directory = os.path.join(root, "datarim", "snapshots")
+    if os.path.islink(directory):
         console.error(LIST, "datarim/snapshots is a symlink")
         return 2
+    # A directory that cannot be listed or searched would read as empty.
+    unreadable = os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK)
     now = os.environ.get("DATARIM_NOW") or now_utc()
-    rows = list_rows(root)
+    try:
+        rows = [] if unreadable else list_rows(root)
+    except OSError:
+        unreadable = True
+    if unreadable:
+        console.error(LIST, "datarim/snapshots cannot be read")
+        return 2
     if not is_timestamp(os.fsencode(now)):
         console.error(LIST, "DATARIM_NOW must be YYYY-MM-DDTHH:MM:SSZ, a real UTC time")
         return 3
@@ -319,7 +320,7 @@ def _archive_locked(root: str, task: str, area: str) -> str:
 def archive_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-archive.sh."""
     try:
-        flags = parse_flags("--task= --root= --area=", "", _positional_task(argv))
+        flags = parse_flags("--task= @--task --root= --area=", "", argv)
         task = _task(flags)
         area = archive_area(task, flags.get("area"))
         timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)

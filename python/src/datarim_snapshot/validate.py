@@ -228,10 +228,11 @@ def read_artifact(path: str, limit: int) -> bytes:
     Raises MissingError (1) or MalformedError (2) with the shell's wording."""
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        raise MissingError("is missing") from None
     except OSError:
-        raise MalformedError("is not a readable regular file") from None
+        # Not there, or its path cannot be looked up (a file where a directory
+        # should be, a directory without search permission): missing, as the
+        # shell's `[ -e ]` says.
+        raise MissingError("is missing") from None
     if stat.S_ISLNK(mode):
         raise MalformedError("is a symlink")
     if not stat.S_ISREG(mode) or not os.access(path, os.R_OK):
@@ -242,9 +243,19 @@ def read_artifact(path: str, limit: int) -> bytes:
         raise MalformedError("cannot be read") from None
 
 
+def _working_directory() -> str:
+    """The current directory; once it has been deleted, $PWD as bash keeps it
+    (or "/" without one), so both implementations look in the same places."""
+    try:
+        return os.getcwd()
+    except OSError:
+        pwd = os.environ.get("PWD", "")
+        return pwd if pwd.startswith("/") else "/"
+
+
 def find_root(start: str | None = None) -> str:
     """The nearest directory, from start upwards, holding datarim/; else start."""
-    here = start if start is not None else os.getcwd()
+    here = start if start is not None else _working_directory()
     directory = here
     while True:
         if os.path.isdir(os.path.join(directory, "datarim")):

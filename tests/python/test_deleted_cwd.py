@@ -1,0 +1,90 @@
+"""Readers run, without --root, from a working directory that has been deleted.
+
+Both implementations look for the root from $PWD upwards (the directory is
+gone, so bash keeps the $PWD it inherited, and Python reads it when getcwd
+fails): same exit code, same stdout, same stderr (apart from bash's own
+`shell-init: error retrieving current directory` line, which it prints before
+any script line runs), and never a Python traceback. replay stays silent.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+TASK = "TUNE-0254"
+SESSION = "SESSION-20260521-134500"
+COMMANDS = [
+    ("render-replay-prompt.sh", "replay", "--task", TASK),
+    ("render-replay-prompt.sh", "replay"),
+    ("resume-task.sh", "resume", "--task", TASK),
+    ("snapshot-list.sh", "list"),
+    ("snapshot-show.sh", "show", TASK),
+    ("check-stage-snapshot-on-exit.sh", "check", "--task", TASK),
+    ("snapshot-archive.sh", "archive", TASK),
+    ("check-session-handoff.sh", "session-check", "--session", SESSION),
+    ("session-replay.sh", "session-replay", "--latest"),
+]
+
+
+def _in_deleted(directory: Path, command: list[str]) -> tuple[int, bytes, bytes]:
+    """Runs command from directory, deleted just before (PWD still names it)."""
+    done = subprocess.run(
+        ["sh", "-c", 'cd "$0" && rmdir "$0" && exec "$@"', str(directory), *command],
+        capture_output=True,
+        env=dict(os.environ, DATARIM_NOW="2026-05-23T15:00:00Z"),
+        timeout=60,
+        check=False,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _both(directory: Path, entry: tuple[str, ...]) -> tuple[int, bytes, bytes]:
+    tool, subcommand, *args = entry
+    directory.mkdir()
+    bash = _in_deleted(directory, [str(REPO / "dev-tools" / tool), *args])
+    directory.mkdir()
+    python = _in_deleted(directory, [sys.executable, "-m", "datarim_snapshot", subcommand, *args])
+    assert b"Traceback" not in python[2], python[2].decode()
+    own = b"shell-init: error retrieving current directory"
+    bash_err = b"".join(line for line in bash[2].splitlines(True) if not line.startswith(own))
+    assert (bash[0], bash[1], bash_err) == python, (bash, python)
+    return python
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "datarim").mkdir(parents=True)
+    body = tmp_path / "body.md"
+    body.write_text("Plan ready.\n")
+    subprocess.run(
+        [
+            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"),
+            *("--root", str(root), "--task", TASK, "--stage", "plan", "--command", "/dr-plan"),
+            *("--captured-by", "agent", "--recommended-next", "/dr-do", "--body-file", str(body)),
+        ],
+        check=True,
+    )
+    (root / "datarim" / "activeContext.md").write_text(f"## Active Tasks\n- **{TASK}** — x\n")
+    return root
+
+
+@pytest.mark.parametrize("entry", COMMANDS, ids=lambda entry: " ".join(entry[1:]))
+def test_below_a_workspace(workspace: Path, entry: tuple[str, ...]) -> None:
+    """The root is still found upwards from the deleted directory."""
+    code, out, _ = _both(workspace / "gone", entry)
+    if entry[1] == "replay":
+        assert code == 0 and out.startswith(b"/dr-do ")
+
+
+@pytest.mark.parametrize("entry", COMMANDS, ids=lambda entry: " ".join(entry[1:]))
+def test_outside_any_workspace(tmp_path: Path, entry: tuple[str, ...]) -> None:
+    code, out, _ = _both(tmp_path / "gone", entry)
+    if entry[1] == "replay":
+        assert code != 0 and out == b""

@@ -1,0 +1,130 @@
+"""An artefact directory that cannot be searched or read, both implementations.
+
+A snapshot whose path cannot be looked up counts as missing (exit 1, "is
+missing"), as it does when a file stands where datarim/snapshots should be
+(the corpus pins that). `list` on a snapshots directory it cannot read or
+search says so in one line and exits 2, instead of an empty table or a
+traceback. Permissions mean nothing to root, so as root the commands run as
+nobody (uid 65534), with the system Python (root's own may be out of reach).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+AS_ROOT = os.geteuid() == 0
+NOBODY = 65534
+SESSION = "SESSION-20260521-134500"
+
+
+def _drop_privileges() -> None:
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def _command(impl: str, bash_tool: str, subcommand: str) -> list[str]:
+    if impl == "bash":
+        return [str(REPO / "dev-tools" / bash_tool)]
+    python = "/usr/bin/python3" if AS_ROOT else sys.executable
+    return [python, "-m", "datarim_snapshot", subcommand]
+
+
+def _run(impl: str, bash_tool: str, subcommand: str, *args: str) -> tuple[int, bytes, bytes]:
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO / "python" / "src"),
+        PYTHONDONTWRITEBYTECODE="1",
+        DATARIM_NOW="2099-01-01T00:00:00Z",  # list's ages must not depend on when each runs
+    )
+    done = subprocess.run(
+        [*_command(impl, bash_tool, subcommand), *args],
+        capture_output=True,
+        env=env,
+        cwd="/",
+        timeout=60,
+        check=False,
+        preexec_fn=_drop_privileges if AS_ROOT else None,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.fixture
+def workspace() -> Iterator[Path]:
+    """A workspace (readable by nobody) with one valid snapshot and one session artefact."""
+    top = Path(tempfile.mkdtemp(prefix="datarim-perm-"))
+    top.chmod(0o755)
+    root = top / "ws"
+    (root / "datarim").mkdir(parents=True)
+    body = top / "body.md"
+    body.write_text("Plan ready.\n")
+    subprocess.run(
+        [
+            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"),
+            *("--root", str(root), "--task", "TUNE-0254", "--stage", "plan"),
+            *("--command", "/dr-plan", "--captured-by", "agent", "--recommended-next", "/dr-do"),
+            *("--body-file", str(body)),
+        ],
+        check=True,
+    )
+    (root / "datarim" / "sessions").mkdir(mode=0o755)
+    (root / "datarim" / "sessions" / f"{SESSION}.session.md").write_text("x\n")
+    for path in (root, root / "datarim", root / "datarim" / "snapshots"):
+        path.chmod(0o755)
+    for path in (root / "datarim" / "snapshots").iterdir():
+        path.chmod(0o644)
+    try:
+        yield root
+    finally:
+        for path in (root / "datarim" / "snapshots", root / "datarim" / "sessions"):
+            path.chmod(0o755)
+        shutil.rmtree(top)
+
+
+def _both(bash_tool: str, subcommand: str, *args: str) -> tuple[int, bytes, bytes]:
+    bash = _run("bash", bash_tool, subcommand, *args)
+    python = _run("python", bash_tool, subcommand, *args)
+    assert bash == python, (bash, python)
+    return bash
+
+
+@pytest.mark.parametrize("mode", [0o000, 0o600])  # neither searchable
+def test_an_unsearchable_snapshots_directory_means_missing(workspace: Path, mode: int) -> None:
+    (workspace / "datarim" / "snapshots").chmod(mode)
+    root = ("--root", str(workspace))
+    rel = b"datarim/snapshots/TUNE-0254.snapshot.md"
+    replay = ("render-replay-prompt.sh", "replay", "--task", "TUNE-0254", *root)
+    assert _both(*replay) == (1, b"", b"")
+    check = ("check-stage-snapshot-on-exit.sh", "check", "--task", "TUNE-0254", *root)
+    assert _both(*check) == (1, b"", b"check-stage-snapshot: " + rel + b" is missing\n")
+    show = ("snapshot-show.sh", "show", "TUNE-0254", *root)
+    assert _both(*show) == (1, b"", b"snapshot-show: " + rel + b" is missing\n")
+
+
+def test_an_unsearchable_sessions_directory_means_missing(workspace: Path) -> None:
+    (workspace / "datarim" / "sessions").chmod(0o000)
+    check = ("check-session-handoff.sh", "session-check", "--session", SESSION)
+    expected = f"check-session-handoff: datarim/sessions/{SESSION}.session.md is missing\n"
+    assert _both(*check, "--root", str(workspace)) == (1, b"", expected.encode())
+
+
+@pytest.mark.parametrize("mode", [0o000, 0o300, 0o600])  # unreadable, or unsearchable
+def test_list_of_an_unreadable_snapshots_directory_says_so(workspace: Path, mode: int) -> None:
+    (workspace / "datarim" / "snapshots").chmod(mode)
+    listing = ("snapshot-list.sh", "list", "--root", str(workspace))
+    assert _both(*listing) == (2, b"", b"snapshot-list: datarim/snapshots cannot be read\n")
+
+
+def test_list_of_a_readable_snapshots_directory_lists_it(workspace: Path) -> None:
+    """The same run, permissions intact: the snapshot is listed (the tests above can fail)."""
+    code, out, err = _both("snapshot-list.sh", "list", "--root", str(workspace))
+    assert (code, err) == (0, b"") and b"TUNE-0254" in out
