@@ -19,6 +19,7 @@ import shutil
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 import yaml
 from datarim_snapshot.errors import RefusedError
 from datarim_snapshot.session import render_session_block
@@ -209,12 +210,20 @@ VALUES = [
 ]  # fmt: skip
 
 
+# The session's own rules (claims, headings) twice as often as the generic byte and line edits.
+MUTATIONS = ["flip", "delete", "insert", "line", "value", "block"] + ["claim", "heading"] * 2
+
+
 @st.composite
 def mutated_sessions(draw: st.DrawFn) -> bytes:
     data = draw(valid_sessions())
+    # Places drawn evenly (a seeded Random: hypothesis's own draws favour 0, the opening
+    # "---" line, which hides every other rule once broken), that line only now and then.
+    place = draw(st.randoms(use_true_random=True))
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["flip", "delete", "insert", "line", "value", "block"]))
-        at = draw(st.integers(0, len(data)))
+        kind = place.choice(MUTATIONS)
+        first = 0 if place.random() < 0.1 else 1
+        at = place.randint(4 * first, len(data))
         if kind == "flip" and data:
             at = min(at, len(data) - 1)
             # printable first: hypothesis favours 0, and a NUL hides every later rule
@@ -224,12 +233,39 @@ def mutated_sessions(draw: st.DrawFn) -> bytes:
             data = data[:at] + data[at + draw(st.integers(1, 20)) :]
         elif kind == "insert":
             data = data[:at] + draw(st.sampled_from(INTERESTING)) + data[at:]
+        elif kind == "claim":  # a claim word put in, or a tag taken out (the provenance rule)
+            tags = [m.start() for m in re.finditer(rb"verified:|assumed:", data)]
+            if tags and place.random() < 0.5:
+                at = place.choice(tags)
+                data = data[:at] + data[at : at + 12].replace(b":", b"", 1) + data[at + 12 :]
+            else:
+                word = place.choice([b" pushed", b" Merged", b" GREEN.", b" deployed", b" passing"])
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                data = data[:end] + word + data[end:]
+        elif kind == "heading":  # a layer heading dropped, repeated or moved (their order)
+            lines = data.split(b"\n")
+            heads = [
+                n for n, line in enumerate(lines) if line.decode("utf-8", "replace") in HEADING
+            ]
+            if heads:
+                n, m = place.choice(heads), place.choice(heads)
+                op = place.choice(["drop", "repeat", "swap"])
+                if op == "drop":
+                    del lines[n]
+                elif op == "repeat":
+                    lines.insert(m, lines[n])
+                else:
+                    lines[n], lines[m] = lines[m], lines[n]
+                data = b"\n".join(lines)
         elif kind == "block":  # a whole block again, with or without the blank line
             data = data + draw(st.sampled_from([b"\n", b""])) + draw(valid_sessions())
         else:
             lines = data.split(b"\n")
-            i = draw(st.integers(0, min(len(lines) - 1, 40)))
-            j = draw(st.integers(0, min(len(lines) - 1, 40)))
+            # mostly the frontmatter (first 16 lines), sometimes the body
+            i, j = (
+                place.randint(first, min(len(lines) - 1, place.choice([16, 400]))) for _ in "ij"
+            )
             if kind == "line":
                 op = draw(st.sampled_from(["dup", "del", "swap"]))
                 if op == "dup":
@@ -244,7 +280,8 @@ def mutated_sessions(draw: st.DrawFn) -> bytes:
     return data
 
 
-def _judge(tmp_path: Path, data: bytes, extra: list[str]) -> None:
+def _judge(tmp_path: Path, data: bytes, extra: list[str]) -> tuple[int, bytes]:
+    """Runs both validators on data; returns the exit code and the reason."""
     root = tmp_path / "ws"
     sessions = root / "datarim" / "sessions"
     sessions.mkdir(parents=True, exist_ok=True)
@@ -262,7 +299,7 @@ def _judge(tmp_path: Path, data: bytes, extra: list[str]) -> None:
     else:
         assert err == b""
         assert session_violations(data, SESSION) == [], data
-    event(f"exit {code}: {err.split(b'.session.md ', 1)[-1][:40]!r}")
+    return code, err.split(b".session.md ", 1)[-1]
 
 
 VALIDATOR_FLAGS = st.sampled_from([[], [], ["--validate-frontmatter"]])
@@ -273,7 +310,8 @@ VALIDATOR_FLAGS = st.sampled_from([[], [], ["--validate-frontmatter"]])
 def test_fuzz_mutated_sessions_through_both_validators(
     tmp_path: Path, data: bytes, extra: list[str]
 ) -> None:
-    _judge(tmp_path, data, extra)
+    code, reason = _judge(tmp_path, data, extra)
+    event(f"exit {code}: {reason[:40]!r}")
 
 
 @FUZZ
@@ -288,7 +326,70 @@ def test_fuzz_mutated_sessions_through_both_validators(
 def test_fuzz_random_bytes_through_both_session_validators(
     tmp_path: Path, data: bytes, extra: list[str]
 ) -> None:
-    _judge(tmp_path, data, extra)
+    code, reason = _judge(tmp_path, data, extra)
+    event(f"exit {code}: {reason[:40]!r}")
+
+
+def _known_session() -> bytes:
+    heads = list(HEADING)
+    body = "\n".join(
+        [heads[0], "repo: .  HEAD: 539b8f5", heads[1], "- TUNE-0254", heads[2], "- src/a.c",
+         heads[3], "verified: merged 680cc13", heads[4], "none", ""]
+    ).encode()  # fmt: skip
+    tasks = b"TUNE-0254 | in_progress\nDEV-1438-FU-x | done\n"
+    return render_session_block(SESSION, "agent", "/dr-do", "go on", STAMP, tasks, body).block
+
+
+KNOWN = _known_session()
+L = [heading.encode() + b"\n" for heading in HEADING]
+BROKEN_ID = KNOWN.replace(SESSION.encode(), b"SESSION-20260521-134501")
+# One file per rule of CONTRACT §5, each broken once in a valid file.
+BROKEN = {
+    "no Layer 1": KNOWN.replace(L[0], b""),
+    "no Layer 5": KNOWN.replace(L[4], b""),
+    "layers out of order": KNOWN.replace(L[1], b"@").replace(L[2], L[1]).replace(b"@", L[2]),
+    "a layer twice": KNOWN.replace(L[3], L[3] + L[3]),
+    "an untagged claim": KNOWN.replace(b"verified: merged", b"merged"),
+    "an untagged claim, another case": KNOWN.replace(b"- src/a.c", b"- src/a.c is Pushed"),
+    "a task twice": KNOWN.replace(b"  - DEV-1438-FU-x\n", b"  - TUNE-0254\n"),
+    "a bad task ID": KNOWN.replace(b"  - TUNE-0254\n", b"  - tune-0254\n"),
+    "active_tasks not a list": KNOWN.replace(
+        b"active_tasks:\n  - TUNE-0254\n  - DEV-1438-FU-x\n", b"active_tasks: TUNE-0254\n"
+    ),
+    "another session's ID": BROKEN_ID,
+    "no such day": KNOWN.replace(STAMP.encode(), b"2026-02-30T13:45:00Z"),
+    "captured_by": KNOWN.replace(b"captured_by: agent", b"captured_by: robot"),
+    "recommended_next without /": KNOWN.replace(b": /dr-do", b": dr-do"),
+    "next_action unquoted": KNOWN.replace(b'next_action: "go on"', b"next_action: go on"),
+    "next_action empty": KNOWN.replace(b'next_action: "go on"', b'next_action: ""'),
+    "next_action too long": KNOWN.replace(b'"go on"', b'"' + b"g" * 4097 + b'"'),
+    "artifact": KNOWN.replace(b"artifact: session-handoff", b"artifact: stage-snapshot"),
+    "schema_version": KNOWN.replace(b"schema_version: 1", b"schema_version: 2"),
+    "a field missing": KNOWN.replace(b"captured_by: agent\n", b""),
+    "fields out of order": KNOWN.replace(b"captured_by: agent\n", b"").replace(
+        b"session_id:", b"captured_by: agent\nsession_id:"
+    ),
+    "no blank line after the frontmatter": KNOWN.replace(b"---\n\n", b"---\n"),
+    "no newline at the end": KNOWN[:-1],
+    "second block without Layer 5": KNOWN + b"\n" + KNOWN.replace(L[4], b""),
+    "second block of another session": KNOWN + b"\n" + BROKEN_ID,
+    "over the cap": KNOWN.replace(b"- src/a.c\n", b"- src/a.c\n" * 3300),
+    "a NUL": KNOWN.replace(b"none", b"no\0ne"),
+    "not UTF-8": KNOWN.replace(b"none", b"no\xffne"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_the_independent_reading_and_both_validators_see_each_rule(
+    tmp_path: Path, name: str
+) -> None:
+    """The fuzzers' oracle is only as good as the rules it reads: each one, broken
+    once, is a violation to it and a refusal (exit 2, same line) to both validators."""
+    assert session_violations(KNOWN, SESSION) == []
+    data = BROKEN[name]
+    assert data != KNOWN
+    assert session_violations(data, SESSION) != [], name
+    assert _judge(tmp_path, data, [])[0] == 2
 
 
 @FUZZ
