@@ -81,7 +81,8 @@ EOF2
   stamp=$(sed -n 's/^captured_at: //p' "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md")
   [[ $stamp =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
   seconds=$(date -u -d "${stamp%Z}" +%s)
-  [ "$seconds" -ge "$before" ] && [ "$seconds" -le "$after" ]
+  [ "$seconds" -ge "$before" ]
+  [ "$seconds" -le "$after" ]
 }
 
 @test "the library runs directly, and its usage goes to stdout with exit 2" {

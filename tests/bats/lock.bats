@@ -26,7 +26,8 @@ gone_pid() {
   printf 'pid=%s\nhost=%s\nstart=1\nimpl=python\n' "$GONE" "$HOST" >"$LOCK/owner"
   SECONDS=0
   run probe 10 0 -
-  [ "$status" -eq 0 ] && [ "$output" = held ]
+  [ "$status" -eq 0 ]
+  [ "$output" = held ]
   [ "$SECONDS" -le 1 ]
   [ ! -e "$LOCK" ]
 }
@@ -69,6 +70,7 @@ gone_pid() {
   [ ! -e "$LOCK/owner" ]
   SECONDS=0
   run probe 10 0 -
-  [ "$status" -eq 0 ] && [ "$output" = held ]
+  [ "$status" -eq 0 ]
+  [ "$output" = held ]
   [ "$SECONDS" -ge 2 ]
 }

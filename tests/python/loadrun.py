@@ -2,8 +2,9 @@
 `make bench` (dev-tools/bench-load.py) both drive it.
 
 A writer kind says how to start one write and how to judge the artefact after all
-writes ended. Kinds for another artefact (e.g. session handoff) are added to KINDS
-with their own argv and verify functions; run_load and the checks stay as they are.
+writes ended: KINDS write snapshots, SESSION_KINDS append to session handoffs, each
+with its own argv and verify functions; run_load and the checks are the same for all.
+mixed_plan is the issue's load: 32 writers over several tasks and one session file.
 """
 
 from __future__ import annotations
@@ -145,6 +146,27 @@ SESSION_PYTHON = WriterKind(
 )
 # Targets of these kinds are session IDs; they write datarim/sessions/.
 SESSION_KINDS = [SESSION_BASH, SESSION_PYTHON]
+
+
+SESSION = "SESSION-20260521-134500"
+
+
+def mixed_plan(
+    writers: int = 32, tasks: int = 4, session_every: int = 4
+) -> list[tuple[WriterKind, str]]:
+    """writers writers, both languages alternating: every session_every-th appends to
+    one session file (SESSION), the others write snapshots over LOAD-0001..tasks."""
+    plan = []
+    appends = snapshots = 0
+    for n in range(writers):
+        if n % session_every == session_every - 1:
+            plan.append((SESSION_KINDS[appends % 2], SESSION))
+            appends += 1
+        else:
+            task = f"LOAD-{snapshots // 2 % tasks + 1:04d}"
+            plan.append((KINDS[snapshots % 2], task))
+            snapshots += 1
+    return plan
 
 
 @dataclass

@@ -8,28 +8,18 @@ DATARIM_FUZZ_EXAMPLES sets the number of examples (make test: a few dozen; make 
 
 from __future__ import annotations
 
-import io
-import os
 import re
 import shutil
-import stat
-import subprocess
 from pathlib import Path
 
-from datarim_snapshot import cli
 from datarim_snapshot.rules import task_id_ok
 from datarim_snapshot.validate import check_snapshot_file
-from hypothesis import HealthCheck, event, given, settings
+from fuzzkit import FUZZ, Outcome, run_bash, run_python, tree_state
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parents[2]
 WRITER = REPO / "dev-tools" / "snapshot-writer-wrapper.sh"
-EXAMPLES = int(os.environ.get("DATARIM_FUZZ_EXAMPLES", "40"))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
 OLD = b"an old snapshot: never touched by a refused write\n"
 
 VALID = {
@@ -104,49 +94,22 @@ def _sandbox(base: Path, body: bytes, options: bytes) -> Path:
     return base / "ws" / "a" / "b"
 
 
-def _state(base: Path) -> dict[str, tuple[str, bytes]]:
-    """Every entry below base: its mode and, for a file, its bytes (captured_at blanked)."""
-    seen = {}
-    for dirpath, dirnames, filenames in os.walk(base):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            info = os.lstat(path)
-            data = b""
-            if stat.S_ISREG(info.st_mode):
-                data = re.sub(
-                    rb"\ncaptured_at: [^\n]*", b"\ncaptured_at: -", Path(path).read_bytes()
-                )
-            elif stat.S_ISLNK(info.st_mode):
-                data = os.readlink(path).replace(str(base), "{BASE}").encode()
-            seen[os.path.relpath(path, base)] = (stat.filemode(info.st_mode), data)
-    return seen
-
-
 def _decode(argv: list[str], base: Path) -> list[str]:
     return [a.replace("{IN}", str(base / "in")) for a in argv]
 
 
-def _run_bash(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
-    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "LC_ALL": "C.UTF-8", "TZ": "UTC"}
-    proc = subprocess.run([str(WRITER), *argv], cwd=cwd, env=env, capture_output=True, timeout=60)
-    return proc.returncode, proc.stdout, proc.stderr
+def _run_bash(argv: list[str], cwd: Path) -> Outcome:
+    return run_bash(WRITER, argv, cwd)
 
 
-def _run_python(argv: list[str], cwd: Path) -> tuple[int, bytes, bytes]:
-    saved = os.getcwd()
-    out, err = io.BytesIO(), io.BytesIO()
-    try:
-        os.chdir(cwd)
-        code = cli.main(["write", *argv], out, err)
-    finally:
-        os.chdir(saved)
-    return code, out.getvalue(), err.getvalue()
+def _run_python(argv: list[str], cwd: Path) -> Outcome:
+    return run_python("write", argv, cwd)
 
 
 def _check_outcome(
     base: Path, before: dict[str, tuple[str, bytes]], code: int, out: bytes, err: bytes
 ) -> None:
-    after = _state(base)
+    after = tree_state(base)
     assert code in (0, 1, 2), code
     assert b"Traceback" not in err
     if code != 0:
@@ -181,10 +144,10 @@ def test_fuzz_flag_values_through_both_writers(
         base = tmp_path / impl
         shutil.rmtree(base, ignore_errors=True)
         cwd = _sandbox(base, body, options)
-        before = _state(base)
+        before = tree_state(base)
         code, out, err = run(_decode(argv, base), cwd)
         _check_outcome(base, before, code, out, err)
         shown = err.replace(str(base).encode(), b"{BASE}")
-        results.append((code, out, shown, _state(base)))
+        results.append((code, out, shown, tree_state(base)))
     assert results[0] == results[1], argv
     event(f"exit {results[0][0]}: {results[0][2][:40]!r}")

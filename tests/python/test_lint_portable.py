@@ -66,6 +66,57 @@ BAD_SHELL = [
     "mkdir --parents dir",
     "echo -e 'a\\tb'",
     "sleep 0.1",
+    # Each rule the audit of issue 5 found missing (finding 13), and option groups.
+    "declare -l lower=$1",
+    "local -u upper",
+    "local -r -A map",
+    "local -r -n ref=$1",
+    "exec {fd}>/tmp/x",
+    "exec {log}>>file",
+    "read -N 3 chunk",
+    "read -r -d '' -N 3 chunk",
+    "x=${name:0:-1}",
+    "y=${name: -3:-1}",
+    "echo ${BASH_ARGV0}",
+    "sleep .5",
+    "sleep 1e-2 || :",
+    "sleep 2s",
+    "now=$(date +%s%N)",
+    "date -u +%3N",
+    "x=$(sed 's/a\\+/b/' f)",
+    "grep 'a\\|b' f",
+    "sed -n 's/x\\?//p' f",
+    "y=$(tac file)",
+    "timeout 5 cmd",
+    "if ! timeout 3 cmd; then :; fi",
+    'w=$(realpath "$0")',
+    "x | sha256sum",
+    "n=$(nproc)",
+    "LC_ALL=C md5sum f",
+    "b=$(base64 -w0 f)",
+    "l=$(wc -L f)",
+    "d=$(du -b f)",
+    "sed -z 's/a/b/' f",
+    "sed -nz 's/a/b/p' f",
+    "sed -rn 's/a+/b/p' f",
+    "v=$(ps -o pid= --ppid 1)",
+    "grep -r --include=x a .",
+]
+# Code that an earlier comment test hid: a # inside quotes starts no comment.
+HIDDEN = [
+    'printf "%s #\\n" x; mapfile -t arr <f',
+    'echo "a #"; declare -A map',
+    "echo 'x #'; readarray y",
+    "echo $'a \\' #'; readarray y",
+    'case $x in *" #"*) y=${x,,} ;; esac',
+    'x="a\n#b"; declare -A m',
+    "cat <<EOF\nit's text\nEOF\ndeclare -A m",
+    "cat <<EOF\n$(mapfile -t x <f)\nEOF",
+]
+# A comment or a string naming BASH_VERSINFO is no version guard.
+UNGUARDED = [
+    "# no guard here, just mentions BASH_VERSINFO\nmapfile -t lines <f",
+    "echo BASH_VERSINFO\ndeclare -A seen",
 ]
 GOOD_SHELL = [
     "sleep 0.02 2>/dev/null || sleep 1",
@@ -75,6 +126,21 @@ GOOD_SHELL = [
     "case $x in a) echo a ;; esac",
     "# mapfile and declare -A are named in a comment only",
     "if [ ${BASH_VERSINFO[0]} -ge 5 ]; then\n  local TZ=UTC\n  printf -v now '%(%s)T' -1\nfi",
+    # The good twin of each rule added for finding 13.
+    "declare -i n=0; local -r x=1; typeset -a list",
+    'exec 3>/tmp/x; echo "${name}">out; echo ${fd}>/tmp/x',
+    "read -r -n 3 chunk; IFS= read -r -d '' x",
+    "x=${name:0:1} y=${name: -1} z=${name:-a:-b}",
+    "echo $0 ${BASH_SOURCE[0]}",
+    "sleep 1; sleep 1e-2 2>/dev/null || sleep 1",
+    "now=$(date -u +%s)",
+    "sed -E 's/a+/b/' f; grep -E 'a|b' f; grep -F 'a\\+' f; sed 's/a\\{1,\\}/b/' f",
+    'echo "lock timeout: 5 s"; dr_lock_timeout x; DR_TIMEOUT=5 cmd; timeout=5; cksum f',
+    "base64 <f; wc -l f; du -k f; ps -o pid= -p 1",
+    "echo hi # declare -A m",
+    "x=1 ;# mapfile",
+    "cat <<'EOF'\n# mapfile, declare -A: text only\nEOF",
+    "cat <<-EOF\n\tit's text\n\tEOF\necho done",
 ]
 BAD_AWK = [
     'x = gensub(/a/, "b", "g", $0)',
@@ -94,6 +160,21 @@ GOOD_AWK = [
 @pytest.mark.parametrize("line", BAD_SHELL)
 def test_bash4_and_gnu_only_shell_is_caught(line: str) -> None:
     assert LINT.lint_text(line), line
+
+
+@pytest.mark.parametrize("text", HIDDEN)
+def test_a_quoted_hash_or_a_here_document_hides_nothing(text: str) -> None:
+    assert LINT.lint_text(text), text
+
+
+@pytest.mark.parametrize("text", UNGUARDED)
+def test_only_a_test_of_bash_versinfo_guards(text: str) -> None:
+    assert LINT.lint_text(text), text
+
+
+def test_an_unterminated_quote_is_a_finding_not_a_pass() -> None:
+    assert LINT.lint_text("echo 'oops\nplain words") == [(2, "unterminated quote or here-document")]
+    assert LINT.lint_text("cat <<EOF\ntext") == [(2, "unterminated quote or here-document")]
 
 
 @pytest.mark.parametrize("text", GOOD_SHELL)

@@ -22,7 +22,7 @@ from datarim_snapshot.session import render_session_block
 from datarim_snapshot.session_format import HEADINGS, check_session_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from loadrun import KINDS, SESSION_KINDS, check_load, run_load
+from loadrun import check_load, mixed_plan, run_load
 
 REPO = Path(__file__).resolve().parents[2]
 LIB = REPO / "scripts" / "lib"
@@ -320,11 +320,14 @@ def _writer_command(impl: str) -> list[str]:
 
 def test_load_session_and_snapshot_writers_at_once_all_land(tmp_path: Path) -> None:
     """32 writers of both implementations at once: 24 snapshots over 4 tasks and 8
-    appends to one session file (loadrun's kinds and checks)."""
+    appends to one session file (loadrun's plan, kinds and checks)."""
     root = tmp_path / "ws"
     root.mkdir()
-    plan = [(KINDS[n % 2], f"LOAD-{n % 4 + 1:04d}") for n in range(24)]
-    plan += [(SESSION_KINDS[n % 2], SESSION) for n in range(8)]
+    plan = mixed_plan()
+    assert sorted({kind.name for kind, _ in plan}) == [
+        "session-bash", "session-python", "snapshot-bash", "snapshot-python"
+    ]  # fmt: skip
+    assert sum(kind.family == "session" for kind, _ in plan) == 8
     writes, _ = run_load(root, plan, 60, tmp_path)
     check_load(root, writes, 60)
     assert [w.code for w in writes] == [0] * 32
