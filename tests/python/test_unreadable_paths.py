@@ -23,6 +23,23 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 AS_ROOT = os.geteuid() == 0
 NOBODY = 65534
+
+
+def _others_can_enter(path: Path) -> bool:
+    """Every directory from / down to path is searchable by others (o+x)."""
+    return all(os.stat(p).st_mode & 0o001 for p in (path, *path.parents))
+
+
+# As root the commands run as nobody, with a Python nobody can reach (the
+# venv, or the interpreter it was made from, may lie where nobody cannot enter).
+_CANDIDATES = (getattr(sys, "_base_executable", ""), "/usr/bin/python3", "/usr/local/bin/python3")
+BASE_PYTHON = next(
+    (p for p in _CANDIDATES if p and os.path.exists(p) and _others_can_enter(Path(p).parent)), ""
+)
+if AS_ROOT and not (_others_can_enter(REPO) and BASE_PYTHON):
+    pytest.skip(
+        "the repository or any Python is out of nobody's reach here", allow_module_level=True
+    )
 SESSION = "SESSION-20260521-134500"
 
 
@@ -35,7 +52,7 @@ def _drop_privileges() -> None:
 def _command(impl: str, bash_tool: str, subcommand: str) -> list[str]:
     if impl == "bash":
         return [str(REPO / "dev-tools" / bash_tool)]
-    python = "/usr/bin/python3" if AS_ROOT else sys.executable
+    python = BASE_PYTHON if AS_ROOT else sys.executable
     return [python, "-m", "datarim_snapshot", subcommand]
 
 
