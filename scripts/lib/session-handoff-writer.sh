@@ -74,11 +74,15 @@ session_render_block() {
 # session_resume_block <root> <session> <recommended-next> <next-action> <task-ids>:
 # prints what an operator copies into a fresh window (see session-resume-block.awk).
 session_resume_block() {
-  local LC_ALL=C dir tasks_md=$1/datarim/tasks.md
+  local LC_ALL=C dir out tasks_md=$1/datarim/tasks.md
   dr_lib_dir_into dir
   { [ -f "$tasks_md" ] && [ -r "$tasks_md" ]; } || tasks_md=
-  DR_SESSION=$2 DR_RECOMMENDED_NEXT=$3 DR_NEXT_ACTION=$4 DR_TASK_IDS=$5 DR_TASKS_MD=$tasks_md \
-    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/session-resume-block.awk" </dev/null
+  # Printed by bash, not awk, so that a stdout that cannot be written ends
+  # the writer as it ends any shell tool (after the save).
+  out=$(DR_SESSION=$2 DR_RECOMMENDED_NEXT=$3 DR_NEXT_ACTION=$4 DR_TASK_IDS=$5 DR_TASKS_MD=$tasks_md \
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/session-resume-block.awk" </dev/null && printf .) ||
+    return 0
+  printf '%s' "${out%.}" || :
 }
 
 # write_session_handoff --root <dir> --session <ID> --captured-by agent|operator

@@ -169,7 +169,8 @@ resume_render() {
     DR_CAPTURED_AT=${7:-} DR_NEXT=${8:-} DR_OPTIONS=${9:-} DR_CTA=${10:-} DR_TRUNCATED=${11:-} \
     DR_DRIFT=${12:-} LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/resume-render.awk") || status=$?
   [ "$status" -eq 0 ] || return 1
-  printf '%s' "${out%.}"
+  # A stdout that cannot be written is bash's to report; the code stays.
+  printf '%s' "${out%.}" || :
 }
 
 # resume_frame <name> <text> <frames-var>: appends one frame for resume-render.awk.

@@ -20,8 +20,9 @@ PATH=$REPO/.venv/bin:$PATH
     [ "$status" -eq 0 ]
     [[ "$output" == *"/clear: Claude Code runs the SessionStart hook; the agent receives"*$'\n'"/dr-verify TUNE-0254 | tri-layer plan verification"$'\n'* ]]
     [[ "$output" == *"==> datarim/tasks/TUNE-0254-task-description.md <=="* ]]
-    # Workspace paths and capture times differ between runs; the rest may not.
-    texts+=("$(printf '%s\n' "$output" | sed -e 's#/[^ ]*/tmp\.[A-Za-z0-9]*#WS#g' -e 's/20[0-9-]*T[0-9:]*Z/TIME/g')")
+    # Workspace paths, capture times and ages differ between runs; the rest may not.
+    texts+=("$(printf '%s\n' "$output" | sed -e 's#/[^ ]*/tmp\.[A-Za-z0-9]*#WS#g' \
+      -e 's/20[0-9-]*T[0-9:]*Z  *[0-9][0-9]*[smhd] /TIME AGE /g' -e 's/20[0-9-]*T[0-9:]*Z/TIME/g')")
   done
-  [ "${texts[0]}" = "${texts[1]}" ]
+  diff <(printf '%s\n' "${texts[0]}") <(printf '%s\n' "${texts[1]}")
 }

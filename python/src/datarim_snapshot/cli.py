@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .console import Console
@@ -41,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
 }
 
+BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command SIGPIPE ended
+
 USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"
 
 
@@ -61,11 +64,31 @@ def main(
     # loaded importlib (about 1 ms); with a fromlist it returns the submodule.
     module = __import__(f"datarim_snapshot.{module_name}", fromlist=[function_name])
     command: Callable[[Sequence[str], Console], int] = getattr(module, function_name)
-    return command(args[1:], console)
+    code = command(args[1:], console)
+    failed = console.flush()
+    if failed is None:
+        return code
+    if isinstance(failed, BrokenPipeError):
+        return BROKEN_PIPE  # the reader has gone
+    # Not one byte more of stdout: the exit code still says what was done.
+    reason = getattr(failed, "strerror", None) or "closed"
+    console.err.write(
+        f"datarim-snapshot {args[0]}: cannot write to standard output ({reason})\n".encode()
+    )
+    return code
 
 
 def run() -> None:
     code = main()
+    if code == BROKEN_PIPE:
+        # End the way a shell tool does when its reader has gone (bash included).
+        import signal
+
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGPIPE)
     if sys.stdout is not None:  # None when the caller closed it
-        sys.stdout.flush()
+        try:  # noqa: SIM105 (contextlib would cost every command its import)
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
     raise SystemExit(code)
