@@ -58,3 +58,35 @@ def run_python(command: str, argv: list[str], cwd: Path) -> Outcome:
     finally:
         os.chdir(saved)
     return code, out.getvalue(), err.getvalue()
+
+
+def refused(
+    program: str, before: dict[str, tuple[str, bytes]], base: Path, outcome: Outcome
+) -> bool:
+    """Checks what every writer owes on any input (an exit code it documents, no
+    traceback) and, for a refusal, that nothing changed and one line (or --help's
+    usage) was printed. True when the call was refused."""
+    code, out, err = outcome
+    assert code in (0, 1, 2), code
+    assert b"Traceback" not in err
+    if code == 0:
+        return False
+    assert tree_state(base) == before, "a refused write changed the workspace"
+    if out:  # --help: the usage on stdout, exit 2
+        assert code == 2 and err == b"" and out.startswith(f"Usage: {program}".encode())
+    else:
+        assert err.startswith(f"{program}: ".encode()) and err.count(b"\n") == 1
+    return True
+
+
+def mutate_lines(lines: list[bytes], i: int, j: int, op: str, value: bytes) -> None:
+    """One line mutation, in place: dup, del or swap lines i and j, or (op "value")
+    give line i's "key: value" field another value."""
+    if op == "dup":
+        lines.insert(i, lines[i])
+    elif op == "del":
+        del lines[i]
+    elif op == "swap":
+        lines[i], lines[j] = lines[j], lines[i]
+    elif b": " in lines[i]:
+        lines[i] = lines[i].split(b": ", 1)[0] + b": " + value

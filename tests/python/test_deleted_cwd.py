@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sample import sample_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = "TUNE-0254"
@@ -59,18 +60,7 @@ def _both(directory: Path, entry: tuple[str, ...]) -> tuple[int, bytes, bytes]:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "datarim").mkdir(parents=True)
-    body = tmp_path / "body.md"
-    body.write_text("Plan ready.\n")
-    subprocess.run(
-        [
-            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"),
-            *("--root", str(root), "--task", TASK, "--stage", "plan", "--command", "/dr-plan"),
-            *("--captured-by", "agent", "--recommended-next", "/dr-do", "--body-file", str(body)),
-        ],
-        check=True,
-    )
+    root = sample_workspace(tmp_path / "ws", TASK)
     (root / "datarim" / "activeContext.md").write_text(f"## Active Tasks\n- **{TASK}** — x\n")
     return root
 

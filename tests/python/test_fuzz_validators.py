@@ -19,6 +19,7 @@ import yaml
 from datarim_snapshot import cli
 from datarim_snapshot.rules import CAP, MARKER, STAGES
 from datarim_snapshot.snapshot import render_snapshot
+from fuzzkit import mutate_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -105,16 +106,8 @@ def mutated_snapshots(draw: st.DrawFn) -> bytes:
             lines = data.split(b"\n")
             i = draw(st.integers(0, min(len(lines) - 1, 16)))
             j = draw(st.integers(0, min(len(lines) - 1, 16)))
-            if kind == "line":
-                op = draw(st.sampled_from(["dup", "del", "swap"]))
-                if op == "dup":
-                    lines.insert(i, lines[i])
-                elif op == "del":
-                    del lines[i]
-                else:
-                    lines[i], lines[j] = lines[j], lines[i]
-            elif b": " in lines[i]:
-                lines[i] = lines[i].split(b": ", 1)[0] + b": " + draw(st.sampled_from(VALUES))
+            op = draw(st.sampled_from(["dup", "del", "swap"])) if kind == "line" else "value"
+            mutate_lines(lines, i, j, op, draw(st.sampled_from(VALUES)))
             data = b"\n".join(lines)
     return _fix_size(data) if draw(st.booleans()) else data
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sample import sample_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 HOOKS = {
@@ -31,19 +32,7 @@ Workspace = tuple[Path, bytes, bytes]
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     """A workspace with one valid snapshot; the payload; the hook's output through a pipe."""
-    root = tmp_path_factory.mktemp("hook") / "ws"
-    (root / "datarim").mkdir(parents=True)
-    body = root.parent / "body.md"
-    body.write_text("Plan ready.\n")
-    subprocess.run(
-        [
-            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"),
-            *("--root", str(root), "--task", "TUNE-0254", "--stage", "plan"),
-            *("--command", "/dr-plan", "--captured-by", "agent", "--recommended-next", "/dr-do"),
-            *("--body-file", str(body)),
-        ],
-        check=True,
-    )
+    root = sample_workspace(tmp_path_factory.mktemp("hook") / "ws")
     (root / "datarim" / "activeContext.md").write_text("## Active Tasks\n- **TUNE-0254** — x\n")
     payload = json.dumps({"source": "clear", "cwd": str(root)}).encode()
     through_pipe = subprocess.run(HOOKS["bash"], input=payload, capture_output=True, check=True)

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from sample import sample_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
@@ -19,20 +20,7 @@ SESSION = "SESSION-20260521-134500"
 
 
 def _workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "datarim").mkdir(parents=True)
-    body = tmp_path / "body.md"
-    body.write_text("Plan ready.\n" * 400)
-    subprocess.run(
-        [
-            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"),
-            *("--root", str(root), "--task", "TUNE-0254", "--stage", "plan"),
-            *("--command", "/dr-plan", "--captured-by", "agent", "--recommended-next", "/dr-do"),
-            *("--body-file", str(body)),
-        ],
-        check=True,
-    )
-    return root
+    return sample_workspace(tmp_path / "ws", body="Plan ready.\n" * 400)
 
 
 def _session_args(tmp_path: Path, root: Path) -> list[str]:

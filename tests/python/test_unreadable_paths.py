@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sample import sample_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 AS_ROOT = os.geteuid() == 0
@@ -80,19 +81,7 @@ def workspace() -> Iterator[Path]:
     """A workspace (readable by nobody) with one valid snapshot and one session artefact."""
     top = Path(tempfile.mkdtemp(prefix="datarim-perm-"))
     top.chmod(0o755)
-    root = top / "ws"
-    (root / "datarim").mkdir(parents=True)
-    body = top / "body.md"
-    body.write_text("Plan ready.\n")
-    subprocess.run(
-        [
-            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"),
-            *("--root", str(root), "--task", "TUNE-0254", "--stage", "plan"),
-            *("--command", "/dr-plan", "--captured-by", "agent", "--recommended-next", "/dr-do"),
-            *("--body-file", str(body)),
-        ],
-        check=True,
-    )
+    root = sample_workspace(top / "ws")
     (root / "datarim" / "sessions").mkdir(mode=0o755)
     (root / "datarim" / "sessions" / f"{SESSION}.session.md").write_text("x\n")
     for path in (root, root / "datarim", root / "datarim" / "snapshots"):
