@@ -12,6 +12,7 @@ from pathlib import Path
 
 from datarim_snapshot import cli
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 # make test: a few dozen examples per property; make fuzz: 2000.
 EXAMPLES = int(os.environ.get("DATARIM_FUZZ_EXAMPLES", "40"))
@@ -90,3 +91,35 @@ def mutate_lines(lines: list[bytes], i: int, j: int, op: str, value: bytes) -> N
         lines[i], lines[j] = lines[j], lines[i]
     elif b": " in lines[i]:
         lines[i] = lines[i].split(b": ", 1)[0] + b": " + value
+
+
+def flag_values(
+    draw: st.DrawFn,
+    flags: list[str],
+    valid: dict[str, list[str]],
+    hostile: st.SearchStrategy[str],
+) -> list[str]:
+    """An argv of flags (in a drawn order) with valid values, but for up to two
+    drawn flags: those get a hostile value, or (one time in ten) go missing."""
+    wanted_bad = draw(st.integers(0, 2))
+    chosen = st.lists(st.sampled_from(list(valid)), min_size=wanted_bad, max_size=wanted_bad)
+    bad = set(draw(chosen))
+    argv: list[str] = []
+    for flag in draw(st.permutations(flags)):
+        if flag in bad and draw(st.integers(0, 9)) == 0:
+            continue  # a missing flag
+        argv += [flag, draw(hostile if flag in bad else st.sampled_from(valid[flag]))]
+    return argv
+
+
+def decoded(data: bytes, cap: int) -> tuple[str | None, list[str]]:
+    """data as text (None when it is no UTF-8) and the byte-level reasons the
+    contract rejects it: over the cap, not UTF-8, a NUL."""
+    found = ["over the cap"] if len(data) > cap else []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, found + ["not UTF-8"]
+    if "\0" in text:
+        found.append("NUL")
+    return text, found

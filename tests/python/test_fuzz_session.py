@@ -25,7 +25,16 @@ from datarim_snapshot.errors import RefusedError
 from datarim_snapshot.session import render_session_block
 from datarim_snapshot.session_format import SESSION_MARKER
 from datarim_snapshot.session_validate import check_session_file
-from fuzzkit import FUZZ, mutate_lines, refused, run_bash, run_python, tree_state
+from fuzzkit import (
+    FUZZ,
+    decoded,
+    flag_values,
+    mutate_lines,
+    refused,
+    run_bash,
+    run_python,
+    tree_state,
+)
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -117,13 +126,9 @@ def _block_violations(block: str, session: str) -> list[str]:
 
 def session_violations(data: bytes, session: str) -> list[str]:
     """Why the contract would reject data as the handoff of session: every block."""
-    found = ["over the cap"] if len(data) > CAP else []
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return found + ["not UTF-8"]
-    if "\0" in text:
-        found.append("NUL")
+    text, found = decoded(data, CAP)
+    if text is None:
+        return found
     if not text.endswith("\n"):
         found.append("no newline at the end")
     # A blank line, then "---" and a line opening with "artifact:", starts the next block.
@@ -464,19 +469,7 @@ def body_files(draw: st.DrawFn) -> bytes:
 @st.composite
 def writer_calls(draw: st.DrawFn) -> tuple[list[str], bytes, bytes]:
     flags = [f for f in VALID if f in REQUIRED or draw(st.booleans())]
-    wanted_bad = draw(st.integers(0, 2))
-    bad = set(
-        draw(st.lists(st.sampled_from(list(VALID)), min_size=wanted_bad, max_size=wanted_bad))
-    )
-    argv: list[str] = []
-    for flag in draw(st.permutations(flags)):
-        if flag in bad and draw(st.integers(0, 9)) == 0:
-            continue  # a missing flag
-        argv.append(flag)
-        if flag in bad:
-            argv.append(draw(st.one_of(st.sampled_from(HOSTILE), TEXT)))
-        else:
-            argv.append(draw(st.sampled_from(VALID[flag])))
+    argv = flag_values(draw, flags, VALID, st.one_of(st.sampled_from(HOSTILE), TEXT))
     if draw(st.integers(0, 4)) == 4:  # one call in five: a stray, unknown or bare flag
         argv += draw(st.sampled_from([["--bogus", "x"], ["--session"], ["stray"], ["--help"]]))
     return argv, draw(TASK_FILES), draw(body_files())

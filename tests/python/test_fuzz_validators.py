@@ -19,7 +19,7 @@ import yaml
 from datarim_snapshot import cli
 from datarim_snapshot.rules import CAP, MARKER, STAGES
 from datarim_snapshot.snapshot import render_snapshot
-from fuzzkit import mutate_lines
+from fuzzkit import decoded, mutate_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -114,15 +114,9 @@ def mutated_snapshots(draw: st.DrawFn) -> bytes:
 
 def contract_violations(data: bytes, task: str) -> list[str]:
     """Why the contract would reject data: an independent reading with PyYAML."""
-    found = []
-    if len(data) > CAP:
-        found.append("over the cap")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return found + ["not UTF-8"]
-    if "\0" in text:
-        found.append("NUL")
+    text, found = decoded(data, CAP)
+    if text is None:
+        return found
     if not text.startswith("---\n"):
         return found + ["no frontmatter"]
     end = text.find("\n---\n", 3)

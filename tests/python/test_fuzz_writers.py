@@ -14,7 +14,7 @@ from pathlib import Path
 
 from datarim_snapshot.rules import task_id_ok
 from datarim_snapshot.validate import check_snapshot_file
-from fuzzkit import FUZZ, Outcome, refused, run_bash, run_python, tree_state
+from fuzzkit import FUZZ, Outcome, flag_values, refused, run_bash, run_python, tree_state
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -59,20 +59,7 @@ FILE_BYTES = st.one_of(
 def writer_calls(draw: st.DrawFn) -> tuple[list[str], bytes, bytes]:
     flags = [f for f in VALID if f in REQUIRED or draw(st.booleans())]
     # Mostly valid values, so refusals come one rule at a time, deep in the checks.
-    wanted_bad = draw(st.integers(0, 2))
-    bad = set(
-        draw(st.lists(st.sampled_from(list(VALID)), min_size=wanted_bad, max_size=wanted_bad))
-    )
-    flags = draw(st.permutations(flags))
-    argv: list[str] = []
-    for flag in flags:
-        if flag in bad and draw(st.integers(0, 9)) == 0:
-            continue  # a missing flag
-        argv.append(flag)
-        if flag in bad:
-            argv.append(draw(st.one_of(st.sampled_from(HOSTILE), TEXT)))
-        else:
-            argv.append(draw(st.sampled_from(VALID[flag])))
+    argv = flag_values(draw, flags, VALID, st.one_of(st.sampled_from(HOSTILE), TEXT))
     extra = draw(st.sampled_from([[], [], [], ["--bogus", "x"], ["--task"], ["stray"], ["--help"]]))
     argv += extra
     return argv, draw(FILE_BYTES), draw(FILE_BYTES)
