@@ -133,12 +133,63 @@ dr_lock_timeout() {
   return 1
 }
 
-# dr_readable_file <program> <flag> <path>: 0 when <path> is a readable
-# regular file; else reports "<flag> is not a readable file" and returns 1.
+# dr_readable_file <program> <flag> <path>: 0 when <path> can be read as an
+# input file: "-" (the standard input, when it is open), or a readable regular
+# file, pipe or FIFO (/dev/stdin, <(...)) or character device; else reports
+# and returns 1.
 dr_readable_file() {
-  [ -f "$3" ] && [ -r "$3" ] && return 0
+  if [ "$3" = - ]; then
+    { : 3<&0; } 2>/dev/null && return 0
+    dr_err "$1" "$2 -: the standard input is closed"
+    return 1
+  fi
+  { [ -f "$3" ] || [ -p "$3" ] || [ -c "$3" ]; } && [ -r "$3" ] && return 0
   dr_err "$1" "$2 is not a readable file"
   return 1
+}
+
+# dr_one_stdin <program> <flag> <value> [<flag> <value>...]: at most one input
+# flag of a call may be "-" (there is one standard input). Returns 0, or 2
+# after naming every flag that is "-" (a usage error).
+dr_one_stdin() {
+  local prog=$1 dashes='' count=0
+  shift
+  while [ $# -ge 2 ]; do
+    if [ "$2" = - ]; then
+      dashes="$dashes${dashes:+ and }$1"
+      count=$((count + 1))
+    fi
+    shift 2
+  done
+  [ "$count" -le 1 ] && return 0
+  dr_err "$prog" "$dashes read the standard input (-): at most one flag may"
+  return 2
+}
+
+# dr_read_input <path> <limit> <prefix>: dr_read_prefix of an input file, "-"
+# being the standard input. Only <limit> bytes are kept; a pipe, FIFO or
+# socket is then read to its end and the rest thrown away, so that the
+# program writing into it (`cat answer.md | ...`) never dies of SIGPIPE. A
+# regular file or a device is read no further.
+dr_read_input() {
+  printf -v "$3_text" '%s' ''
+  printf -v "$3_len" '%s' 0
+  printf -v "$3_nul" '%s' -1
+  if [ "$1" = - ]; then
+    dr_read_input_stdin "$2" "$3"
+  else
+    dr_read_input_stdin "$2" "$3" <"$1"
+  fi
+}
+
+# dr_read_input_stdin <limit> <prefix>: dr_read_input of the standard input.
+dr_read_input_stdin() {
+  local dr_ri_len
+  dr_read_prefix_stdin "$1" "$2"
+  eval "dr_ri_len=\$$2_len"
+  [ "$dr_ri_len" -ge "$1" ] || return 0
+  # Builtin tests: bash checks fd 0 itself for /dev/stdin.
+  if [ -p /dev/stdin ] || [ -S /dev/stdin ]; then LC_ALL=C cat >/dev/null 2>&1 || :; fi
 }
 
 # dr_task_id_ok <id>: the task-ID rule; nothing with / . whitespace or controls passes.

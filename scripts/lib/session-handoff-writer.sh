@@ -101,6 +101,7 @@ write_session_handoff() {
     "--root= --session= --captured-by= --recommended-next= --next-action= --active-tasks-file= --body-file= --captured-at=" \
     "--root --session --captured-by --recommended-next --next-action --active-tasks-file --body-file" "$@" ||
     return $?
+  dr_one_stdin "$prog" --active-tasks-file "$opt_active_tasks_file" --body-file "$opt_body_file" || return 2
   if ! dr_session_id_ok "$opt_session"; then
     dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
     return 1
@@ -111,8 +112,8 @@ write_session_handoff() {
   dir=$root/datarim/sessions
   name=$opt_session.session.md
   lock=$dir/.lock.$opt_session
-  dr_read_prefix "$opt_active_tasks_file" 8193 tasks
-  dr_read_prefix "$opt_body_file" 1048577 body
+  dr_read_input "$opt_active_tasks_file" 8193 tasks
+  dr_read_input "$opt_body_file" 1048577 body
   # Render against the file as it is now, so that a refusal touches nothing;
   # under the lock, render again only if another writer appended meanwhile.
   session_read_old "$dir" "$dir/$name" old || return 1

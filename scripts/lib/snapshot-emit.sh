@@ -19,24 +19,46 @@ _emit_load() {
 _emit_load
 unset -f _emit_load
 
-# emit_parse_cta <program> <answer-file> <task> <prefix>: reads the CTA block
-# that ends the answer (scripts/lib/cta-parse.awk) and sets <prefix>_next
-# (recommended_next), <prefix>_json (the --json object) and <prefix>_options
-# (the options lines, the primary first, each ending in a newline). Returns 0,
-# or 1 after printing the refusal on stderr.
+# emit_parse_cta <program> <answer-file> <task> <prefix>: reads the answer
+# ("-": the standard input) once, to its end: the CTA block that ends it
+# (scripts/lib/cta-parse.awk) sets <prefix>_next (recommended_next),
+# <prefix>_json (the --json object) and <prefix>_options (the options lines,
+# the primary first, each ending in a newline); its first bytes, as far as a
+# snapshot body is read, set <prefix>_body_text, _body_len and _body_nul (as
+# dr_read_prefix sets them). Returns 0, or 1 after printing the refusal on stderr.
 emit_parse_cta() {
-  local LC_ALL=C dir out status=0 stage_id nl=$'\n'
+  if [ "$2" = - ]; then
+    emit_parse_stream "$1" "$3" "$4"
+  else
+    emit_parse_stream "$1" "$3" "$4" <"$2"
+  fi
+}
+
+# emit_parse_stream <program> <task> <prefix>: emit_parse_cta of the answer on
+# the standard input.
+emit_parse_stream() {
+  local LC_ALL=C dir out status=0 stage_id nl=$'\n' window head_soh head_len head_nul
   dr_lib_dir_into dir
+  snapshot_body_window window
+  emit_read_head $((window + 1)) head
+  printf -v "$3_body_len" '%s' "$head_len"
+  printf -v "$3_body_nul" '%s' "$head_nul"
+  if [ "$head_nul" -ge 0 ]; then
+    printf -v "$3_body_text" '%s' "${head_soh:0:head_nul}"
+  else
+    printf -v "$3_body_text" '%s' "$head_soh"
+  fi
   # Some awks (BusyBox, macOS) end a line at NUL. NUL and SOH get the same
-  # verdict from the CTA rules (a control character), so hand awk SOH instead.
-  out=$(tr '\000' '\001' <"$2" | LC_ALL=C DR_TASK=$3 DR_REDACT=${DATARIM_SNAPSHOT_REDACT:-1} \
+  # verdict from the CTA rules (a control character), so hand awk SOH instead:
+  # the head as read, then the rest of the answer.
+  out=$({ printf '%s' "$head_soh"; tr '\000' '\001'; } | LC_ALL=C DR_TASK=$2 DR_REDACT=${DATARIM_SNAPSHOT_REDACT:-1} \
     awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" -f "$dir/cta-parse.awk" 2>/dev/null) ||
     status=$?
   stage_id=${out%%"$nl"*}
   out=${out#*"$nl"}
   # A stage header on line 1 (**{ID} · {title}**) may name only this task.
-  if [ -n "$stage_id" ] && dr_task_id_ok "$stage_id" && [ "$stage_id" != "$3" ]; then
-    dr_err "$1" "the answer's stage header names $stage_id, not --task $3"
+  if [ -n "$stage_id" ] && dr_task_id_ok "$stage_id" && [ "$stage_id" != "$2" ]; then
+    dr_err "$1" "the answer's stage header names $stage_id, not --task $2"
     return 1
   fi
   if [ "$status" -ne 0 ]; then
@@ -44,10 +66,35 @@ emit_parse_cta() {
     return 1
   fi
   out=${out%.}
-  printf -v "$4_next" '%s' "${out%%"$nl"*}"
+  printf -v "$3_next" '%s' "${out%%"$nl"*}"
   out=${out#*"$nl"}
-  printf -v "$4_json" '%s' "${out%%"$nl"*}"
-  printf -v "$4_options" '%s' "${out#*"$nl"}"
+  printf -v "$3_json" '%s' "${out%%"$nl"*}"
+  printf -v "$3_options" '%s' "${out#*"$nl"}"
+}
+
+# emit_read_head <limit> <prefix>: at most <limit> bytes of the standard input,
+# read with builtins: <prefix>_soh holds them with each NUL as SOH,
+# <prefix>_len their number and <prefix>_nul the offset of the first NUL
+# (-1: none). What follows stays unread, for the CTA reader.
+emit_read_head() {
+  local LC_ALL=C chunk soh='' total=0 nul=-1 want rc
+  while [ "$total" -lt "$1" ]; do
+    want=$(($1 - total))
+    chunk=
+    rc=0
+    IFS= read -r -d '' -n "$want" chunk || rc=$?
+    soh=$soh$chunk
+    total=$((total + ${#chunk}))
+    # The end of the input, or <want> bytes with no NUL among them.
+    [ "$rc" -eq 0 ] && [ "${#chunk}" -lt "$want" ] || break
+    # read stopped at a NUL, which it took and did not store.
+    [ "$nul" -ge 0 ] || nul=$total
+    soh=$soh$'\001'
+    total=$((total + 1))
+  done
+  printf -v "$2_soh" '%s' "$soh"
+  printf -v "$2_len" '%s' "$total"
+  printf -v "$2_nul" '%s' "$nul"
 }
 
 # emit_stage_snapshot --root <dir> --task <ID> --stage <stage> --command </cmd>
@@ -60,7 +107,7 @@ emit_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
   local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview anchor
   local nl=$'\n'
-  local cta_next='' cta_json='' cta_options=''
+  local cta_next='' cta_json='' cta_options='' cta_body_text='' cta_body_len=0 cta_body_nul=-1
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''
   local opt_captured_by=agent opt_captured_at='' opt_dry_run='' opt_json=''
   dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
@@ -72,7 +119,7 @@ emit_stage_snapshot() {
   git_anchor_probe "$opt_root" anchor
   snapshot_render_core content "$prog" "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
     "$cta_next" "$opt_captured_at" "$cta_options" "${#cta_options}" -1 \
-    --response-file "$opt_response_file" '' "$anchor" || return 1
+    --response-file "$cta_body_text" "$cta_body_len" "$cta_body_nul" '' "$anchor" || return 1
   if [ -z "$opt_dry_run$opt_json" ]; then
     snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
     [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"

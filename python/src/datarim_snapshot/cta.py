@@ -16,7 +16,7 @@ from .rules import CAP, slash_command_fault, task_id_ok, utf8_scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 HEADERS = tuple(
     h.encode() for h in ("**Следующий шаг — ", "**QA failed для ", "**Expectations BLOCKED для ")
@@ -66,14 +66,32 @@ class _Option(Record):
         self.item = item  # its options line
 
 
-def _lines(path: str) -> Iterator[bytes]:
+def _raw_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of the bytes chunks hold, each with its line end."""
+    parts: list[bytes] = []
+    for chunk in chunks:
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                if start < len(chunk):
+                    parts.append(chunk[start:])
+                break
+            parts.append(chunk[start : end + 1])
+            yield b"".join(parts)
+            parts = []
+            start = end + 1
+    if parts:
+        yield b"".join(parts)
+
+
+def _lines(raw_lines: Iterable[bytes]) -> Iterator[bytes]:
     """The answer's lines: line end, a CR before it and trailing blanks removed."""
-    with open(path, "rb") as handle:
-        for raw in handle:
-            line = raw[:-1] if raw.endswith(b"\n") else raw
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            yield line.rstrip(b" \t")
+    for raw in raw_lines:
+        line = raw[:-1] if raw.endswith(b"\n") else raw
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        yield line.rstrip(b" \t")
 
 
 def _header_id(line: bytes) -> tuple[bytes, bool] | None:
@@ -119,11 +137,11 @@ def _numbered(line: bytes) -> bool:
     return dot > 0 and line[:dot].isdigit()
 
 
-def _scan(path: str) -> _Scan:
+def _scan(raw_lines: Iterable[bytes]) -> _Scan:
     scan = _Scan()
     state = ""
     fence = b""
-    for number, line in enumerate(_lines(path), start=1):
+    for number, line in enumerate(_lines(raw_lines), start=1):
         if number == 1:
             scan.stage_id = _stage_header_id(line)
         run, alone = _fence_run(line)
@@ -193,7 +211,13 @@ def _option(text: bytes, number: int) -> _Option:
 
 def read_cta(path: str, task: str) -> CtaBlock:
     """The CTA block ending the answer at path, for task; RefusedError names what is wrong."""
-    scan = _scan(path)
+    with open(path, "rb") as handle:
+        return read_cta_chunks(handle, task)
+
+
+def read_cta_chunks(chunks: Iterable[bytes], task: str) -> CtaBlock:
+    """read_cta of the answer the chunks (bytes, read in order) hold."""
+    scan = _scan(_raw_lines(chunks))
     stage_id = scan.stage_id.decode("latin-1")
     if stage_id and task_id_ok(stage_id) and stage_id != task:
         raise RefusedError(f"the answer's stage header names {stage_id}, not --task {task}")

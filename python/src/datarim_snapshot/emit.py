@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from . import anchor, fsops, jsonout
-from .cta import read_cta
+from .cta import read_cta_chunks
 from .errors import DatarimError, HelpRequested, RefusedError
 from .flags import parse_flags
 from .records import FrozenRecord
@@ -26,7 +26,8 @@ from .texts import usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
+    from typing import BinaryIO
 
     from .console import Console
     from .snapshot import PathLike
@@ -97,8 +98,11 @@ def emit_stage_snapshot(
     answer = os.fspath(response_file)
     fsops.require_readable(answer, "--response-file")
     try:
-        block = read_cta(answer, task)
-        body = fsops.read_prefix(answer, BODY_READ_LIMIT)
+        # One pass to the end ("-": the standard input): the body's first
+        # bytes, then the CTA block from the whole answer.
+        with fsops.InputFile(answer) as stream:
+            body = fsops.read_up_to(stream, BODY_READ_LIMIT)
+            block = read_cta_chunks(_chunks(body, stream), task)
     except OSError:
         raise RefusedError("--response-file is not a readable file") from None
     options = "".join(item + "\n" for item in block.options).encode()
@@ -129,6 +133,16 @@ def emit_stage_snapshot(
 
         saved = [redact(option.encode())[0].decode() for option in saved]
     return Emission(task, block.recommended_next, saved, preview, path, redacted)
+
+
+def _chunks(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
+    """head, then the rest of stream in chunks."""
+    yield head
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            return
+        yield chunk
 
 
 def emit_command(argv: Sequence[str], console: Console) -> int:

@@ -287,15 +287,17 @@ def write_session_handoff(
     """Appends one block to <root>/datarim/sessions/<session>.session.md.
 
     Returns what was saved (None when DATARIM_DISABLE_SESSION_HANDOFF=1).
-    Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any
-    of them nothing already on disk has changed."""
+    active_tasks_file or body_file "-" is the standard input. Raises
+    RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any of
+    them nothing already on disk has changed."""
     if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
         return None
     timeout = fsops.seconds_env("DR_SESSION_LOCK_TIMEOUT", 60)
+    tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
+    fsops.one_stdin(("--active-tasks-file", tasks_path), ("--body-file", body_path))
     if not session_id_ok(session):
         raise RefusedError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)")
     stamp = captured_at or now_utc()
-    tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
     fsops.require_readable(tasks_path, "--active-tasks-file")
     fsops.require_readable(body_path, "--body-file")
     absolute = fsops.resolve_root(os.fspath(root))
@@ -303,8 +305,8 @@ def write_session_handoff(
     name = f"{session}.session.md"
     path = os.path.join(directory, name)
     try:
-        tasks_data = fsops.read_prefix(tasks_path, TASKS_MAX + 1)
-        body_data = fsops.read_prefix(body_path, BODY_MAX + 1)
+        tasks_data = fsops.read_input(tasks_path, TASKS_MAX + 1)
+        body_data = fsops.read_input(body_path, BODY_MAX + 1)
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
 
