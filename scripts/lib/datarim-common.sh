@@ -200,9 +200,38 @@ dr_task_id_ok() {
 
 # dr_check_task_flag <program> <id>: dr_task_id_ok, reporting a bad --task.
 dr_check_task_flag() {
+  local why
   dr_task_id_ok "$2" && return 0
-  dr_err "$1" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+  dr_task_id_fault "$2" why
+  dr_err "$1" "$why"
   return 1
+}
+
+# dr_task_id_fault <id> <out-var>: why <id> breaks the task-ID rule, in words,
+# the value repeated (its first 40 bytes and "..." when longer than the rule
+# allows). Counts bytes, as the rule does.
+dr_task_id_fault() {
+  local LC_ALL=C dr_tf_value=$1 dr_tf_bad dr_tf_code dr_tf_why
+  [ ${#dr_tf_value} -le 128 ] || dr_tf_value=${dr_tf_value:0:40}...
+  if [ ${#1} -gt 128 ]; then
+    dr_tf_why='longer than 128 characters'
+  elif [[ $1 == *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]* ]]; then
+    dr_tf_bad=${1#"${1%%[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]*}"}
+    printf -v dr_tf_code '%d' "'${dr_tf_bad:0:1}"
+    if [ "$dr_tf_code" -eq 32 ]; then
+      dr_tf_bad='a space'
+    elif [ "$dr_tf_code" -lt 0 ] || [ "$dr_tf_code" -gt 127 ]; then
+      dr_tf_bad='a non-ASCII character'
+    elif [ "$dr_tf_code" -lt 32 ] || [ "$dr_tf_code" -eq 127 ]; then
+      dr_tf_bad='a control character'
+    else
+      dr_tf_bad="'${dr_tf_bad:0:1}'"
+    fi
+    dr_tf_why="holds $dr_tf_bad; a task ID holds only letters, digits and dashes"
+  else
+    dr_tf_why='want a capital letter, then capitals, digits or dashes up to a dash and a 4- or 5-digit number, then optional -slug parts of letters and digits (e.g. TUNE-0254, DEV-1438-FU-slug)'
+  fi
+  printf -v "$2" 'invalid --task "%s": %s' "$dr_tf_value" "$dr_tf_why"
 }
 
 # dr_seconds_env <var-name> <default> <out-var>: a whole number of seconds from

@@ -85,7 +85,7 @@ function read_body(    line, fault, k, arr, m, nul) {
     if (nul >= 0) refuse("--body-file holds a NUL byte")
     session_headings_reset()
     for (k = 1; k <= NL; k++) {
-        fault = session_heading_fault(L[k])
+        fault = session_heading_fault(L[k], k)
         if (fault != "") refuse("--body-file line " k ": " fault)
         if (k < NL && session_opens_block(L[k], L[k + 1]))
             refuse("--body-file line " k ": a \"---\" line followed by \"artifact:\" would read as a new block")
@@ -93,7 +93,7 @@ function read_body(    line, fault, k, arr, m, nul) {
         if (fault != "") refuse("--body-file line " k " claims \"" fault "\" without a verified: or assumed: tag")
     }
     fault = session_headings_missing()
-    if (fault != "") refuse("--body-file has no \"" fault "\" line")
+    if (fault != "") refuse("--body-file has no \"" fault "\" line" SESSION_MISSING_NOTE)
 }
 
 function check_old(    ntext) {

@@ -7,6 +7,8 @@ same verdict and message for the same input.
 
 from __future__ import annotations
 
+import os
+
 from .errors import RefusedError
 
 TYPE_CHECKING = False
@@ -59,13 +61,41 @@ def session_id_ok(value: str) -> bool:
     return value.translate(_STR_DIGITS_AS_NINE) == "SESSION-99999999-999999"
 
 
-BAD_TASK = "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+_TASK_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def bad_task(task: str) -> str:
+    """Why task breaks the task-ID rule, in words, the value repeated (its first
+    40 bytes and "..." when longer than the rule allows). Counts bytes, as the
+    rule does (dr_task_id_fault in datarim-common.sh)."""
+    raw = os.fsencode(task)
+    shown_value = raw if len(raw) <= 128 else raw[:40] + b"..."
+    bad = next((byte for byte in raw if byte not in _TASK_CHARS), None)
+    if len(raw) > 128:
+        why = "longer than 128 characters"
+    elif bad is not None:
+        if bad == 0x20:
+            name = "a space"
+        elif bad < 0x20 or bad == 0x7F:
+            name = "a control character"
+        elif bad > 0x7F:
+            name = "a non-ASCII character"
+        else:
+            name = f"'{chr(bad)}'"
+        why = f"holds {name}; a task ID holds only letters, digits and dashes"
+    else:
+        why = (
+            "want a capital letter, then capitals, digits or dashes up to a dash and a 4- or "
+            "5-digit number, then optional -slug parts of letters and digits "
+            "(e.g. TUNE-0254, DEV-1438-FU-slug)"
+        )
+    return f'invalid --task "{os.fsdecode(shown_value)}": {why}'
 
 
 def check_task_flag(task: str) -> None:
-    """Raises RefusedError(BAD_TASK) unless task passes task_id_ok."""
+    """Raises RefusedError(bad_task(task)) unless task passes task_id_ok."""
     if not task_id_ok(task):
-        raise RefusedError(BAD_TASK)
+        raise RefusedError(bad_task(task))
 
 
 def task_id_ok(value: str) -> bool:

@@ -123,7 +123,7 @@ def _read_body(data: bytes) -> list[bytes]:
         lines.pop()
     order = HeadingOrder()
     for number, line in enumerate(lines, start=1):
-        fault = order.fault(line)
+        fault = order.fault(line, number)
         if fault:
             raise RefusedError(f"--body-file line {number}: {fault}")
         if number < len(lines) and opens_block(line, lines[number]):
@@ -139,7 +139,7 @@ def _read_body(data: bytes) -> list[bytes]:
             )
     missing = order.missing()
     if missing:
-        raise RefusedError(f'--body-file has no "{missing}" line')
+        raise RefusedError(f'--body-file has no "{missing}" line{order.missing_note}')
     return lines
 
 

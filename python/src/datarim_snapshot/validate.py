@@ -10,9 +10,9 @@ from .errors import MalformedError, MissingError, RefusedError, UsageError
 from .frontmatter import Fields, key_of, open_frontmatter, text
 from .records import Record
 from .rules import (
-    BAD_TASK,
     CAP,
     MARKER,
+    bad_task,
     is_captured_by,
     is_stage,
     is_timestamp,
@@ -279,7 +279,7 @@ def validate_stage_snapshot(task: str, root: str | None = None) -> str:
 def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageSnapshot]:
     """validate_stage_snapshot, also handing back the validated fields: (path, snapshot)."""
     if not task_id_ok(task):
-        raise UsageError(BAD_TASK, code=3)
+        raise UsageError(bad_task(task), code=3)
     if root is not None:
         if not os.path.isdir(root):
             raise UsageError("--root is not a directory", code=3)
