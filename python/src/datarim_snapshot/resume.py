@@ -122,11 +122,15 @@ def option_command(option: bytes) -> bytes:
 
 def recommended_cta(task: str, recommended_next: bytes, options: Sequence[bytes]) -> bytes:
     """The first option whose command's first word is recommended_next's, verbatim;
-    else recommended_next followed by " <task>"."""
+    else recommended_next, followed by " <task>" when it is a command alone (the
+    reference may record the whole command, "/dr-design TUNE-0032", which names
+    its task already: spec §8)."""
     want = first_word(recommended_next)
     for option in options:
         if first_word(option_command(option)) == want:
             return option
+    if b" " in recommended_next:
+        return recommended_next
     return recommended_next + b" " + task.encode()
 
 

@@ -145,7 +145,7 @@ def recommended_cta(block: Block) -> bytes:
     cta = block.recommended_next
     if b" " not in cta and block.tasks:
         cta += b" " + block.tasks[0].encode()
-    return cta + b" | " + yaml_unquote(block.next_action)
+    return cta + b" | " + block.next_action
 
 
 def probe_all(root: str, targets: Targets) -> tuple[list[str], set[int]]:

@@ -13,6 +13,7 @@ from .rules import (
     BAD_TASK,
     CAP,
     MARKER,
+    REFERENCE_MARKER,
     is_captured_by,
     is_stage,
     is_timestamp,
@@ -20,6 +21,8 @@ from .rules import (
     slash_command_fault,
     task_id_ok,
     yaml_quoted_ok,
+    yaml_scalar,
+    yaml_scalar_ok,
     yaml_unquote,
 )
 
@@ -86,10 +89,12 @@ class StageSnapshot(Record):
 
 
 def _check_option_item(line: bytes, number: int) -> bytes:
-    """Checks one options item; returns its text with the YAML quoting undone."""
-    if not line.startswith(b"  - ") or len(line) < 7 or not yaml_quoted_ok(line[4:]):
+    """Checks one options item, quoted or plain (spec §8); returns its text, the
+    YAML quoting undone."""
+    value = line[4:]
+    if not line.startswith(b"  - ") or value == b'""' or not yaml_scalar_ok(value):
         raise MalformedError(f"bad options item {number}")
-    return yaml_unquote(line[4:])
+    return yaml_scalar(value)
 
 
 def _check_git_field(key: str, value: bytes) -> bytes:
@@ -153,8 +158,7 @@ def check_snapshot_bytes(
                 lines.pos = mark
                 break
             options.append(_check_option_item(item, len(options) + 1))
-        if not options:
-            raise MalformedError("options is not a list")
+        # No item before the next key: the empty list the reference writes.
     elif line != b"options: []":
         raise MalformedError("options is not a list")
 
@@ -194,7 +198,10 @@ def check_snapshot_bytes(
         raise MalformedError("no blank line after the frontmatter")
     if int(size_text) != size:
         raise MalformedError(f"size_bytes is {size_text.decode()} but the file has {size} bytes")
-    if truncated == b"true" and (size - lines.pos < len(MARKER) or not data.endswith(MARKER)):
+    if truncated == b"true" and not any(
+        size - lines.pos >= len(marker) and data.endswith(marker)
+        for marker in (MARKER, REFERENCE_MARKER)
+    ):
         raise MalformedError(
             "truncated is true but the body does not end with the truncation marker"
         )
