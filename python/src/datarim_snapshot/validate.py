@@ -250,26 +250,11 @@ def read_artifact(path: str, limit: int) -> bytes:
         raise MalformedError("cannot be read") from None
 
 
-def _working_directory() -> str:
-    """The current directory; once it has been deleted, $PWD as bash keeps it
-    (or "/" without one), so both implementations look in the same places."""
-    try:
-        return os.getcwd()
-    except OSError:
-        pwd = os.environ.get("PWD", "")
-        return pwd if pwd.startswith("/") else "/"
-
-
 def find_root(start: str | None = None) -> str:
-    """The nearest directory, from start upwards, holding datarim/; else start."""
-    here = start if start is not None else _working_directory()
-    directory = here
-    while True:
-        if os.path.isdir(os.path.join(directory, "datarim")):
-            return directory
-        if directory in ("", "/"):
-            return here
-        directory = os.path.dirname(directory)
+    """The root a reader works in without --root (spec §8; see roots.discover_root)."""
+    from .roots import discover_root
+
+    return discover_root(start).path
 
 
 def snapshot_relpath(task: str) -> str:
@@ -287,11 +272,9 @@ def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageS
     """validate_stage_snapshot, also handing back the validated fields: (path, snapshot)."""
     if not task_id_ok(task):
         raise UsageError(BAD_TASK, code=3)
-    if root is not None:
-        if not os.path.isdir(root):
-            raise UsageError("--root is not a directory", code=3)
-    else:
-        root = find_root()
+    from .roots import reader_root
+
+    root = reader_root(root)
     if os.path.islink(os.path.join(root, "datarim", "snapshots")):
         raise MalformedError("datarim/snapshots is a symlink")
     rel = snapshot_relpath(task)
