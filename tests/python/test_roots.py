@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from datarim_snapshot.roots import (
     CURRENT_DIRECTORY,
     GIT_TOP_LEVEL,
