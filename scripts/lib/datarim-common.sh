@@ -43,8 +43,8 @@ dr_usage() {
 # that must be present; "@--task" in <spec> makes a bare argument, wherever
 # it stands, the value of --task. Sets opt_<flag> (dashes as underscores),
 # which the caller declares local. Returns 0, 2 after reporting a usage
-# error, or 4 for -h/--help. An empty value is a usage error (2) like a
-# missing one.
+# error, 5 after reporting missing required flags, or 4 for -h/--help. An
+# empty value is a usage error (2) like a missing one.
 dr_parse_flags() {
   local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' positional IFS=$' \t\n'
   shift 3
@@ -101,22 +101,28 @@ dr_parse_flags() {
   done
   if [ -n "$missing" ]; then
     dr_err "$prog" "missing required flag(s):$missing"
-    return 2
+    return 5
   fi
   return 0
 }
 
 # dr_writer_flags <program> <timeout-env> <timeout-var> <spec> <required> "$@":
 # how every writer starts. Parses the flags (dr_parse_flags; the caller
-# declares the opt_* locals), prints the usage for -h/--help, reads the lock
-# timeout from <timeout-env> into <timeout-var> and defaults opt_captured_at
-# to now. Returns 0, or 2 (usage, help included) for the writer to exit with.
+# declares the opt_* locals), prints the usage for -h/--help (and on stderr
+# after the line naming missing flags, as the reference's writers do: spec
+# §8), reads the lock timeout from <timeout-env> into <timeout-var> and
+# defaults opt_captured_at to now. Returns 0, or 2 (usage, help included)
+# for the writer to exit with.
 dr_writer_flags() {
   local dr_wf_status=0 dr_wf_prog=$1 dr_wf_env=$2 dr_wf_var=$3 dr_wf_spec=$4 dr_wf_required=$5
   shift 5
   dr_parse_flags "$dr_wf_prog" "$dr_wf_spec" "$dr_wf_required" "$@" || dr_wf_status=$?
   if [ "$dr_wf_status" -eq 4 ]; then
     dr_usage "$dr_wf_prog"
+    return 2
+  fi
+  if [ "$dr_wf_status" -eq 5 ]; then
+    dr_usage "$dr_wf_prog" >&2
     return 2
   fi
   [ "$dr_wf_status" -eq 0 ] || return "$dr_wf_status"

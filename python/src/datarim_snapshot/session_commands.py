@@ -7,7 +7,7 @@ import os
 
 from . import probes
 from .errors import DatarimError, HelpRequested, UsageError
-from .flags import parse_flags
+from .flags import MissingFlagsError, parse_flags
 from .texts import usage
 
 TYPE_CHECKING = False
@@ -50,6 +50,10 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
     except HelpRequested:
         console.write(usage(WRITER))
         return 2
+    except MissingFlagsError as exc:
+        console.error(WRITER, exc.message)
+        console.err.write(usage(WRITER))
+        return exc.code
     except DatarimError as exc:
         console.error(WRITER, exc.message)
         return exc.code
