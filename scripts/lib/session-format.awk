@@ -7,7 +7,7 @@
 # B[1..ntext] are those before the first NUL (at offset nul, -1: none), and calls
 # broken(msg) on the first broken rule; CONTEXT ("block 2: ") prefixes the
 # frontmatter messages. On success it leaves the newest block's fields in
-# LAST_RECOMMENDED, LAST_NEXT_ACTION (still quoted) and LAST_TASKS (IDs, one
+# LAST_RECOMMENDED, LAST_NEXT_ACTION (its text, the quoting undone) and LAST_TASKS (IDs, one
 # space apart), and its body as B[LAST_BODY_FROM..LAST_BODY_TO], starting on
 # file line LAST_BODY_LINE. Needs datarim-rules.awk and frontmatter.awk.
 
@@ -21,12 +21,19 @@ function session_init(    k) {
     SESSION_FIELDS = " artifact schema_version session_id captured_at captured_by recommended_next next_action active_tasks "
 }
 
-# The layer (1..5) whose heading line this is, or 0. A CR that ends the line
-# (a CRLF body) is not part of the heading.
-function session_layer(line,    k) {
+# The layer (1..5) whose heading line this is, or 0. A heading is "## Layer N"
+# followed by the end of the line, a space or a dash (-, en or em dash), as
+# the reference reads them (spec §8): "## Layer 5" alone is one, the long
+# "## Layer 1 — Git State" too. A CR that ends the line (a CRLF body) is not
+# part of the heading.
+function session_layer(line,    k, rest) {
     if (substr(line, 1, 9) != "## Layer ") return 0
-    sub(/\r$/, "", line)
-    for (k = 1; k <= 5; k++) if (line == SESSION_HEADING[k]) return k
+    k = substr(line, 10, 1)
+    if (k !~ /^[12345]$/) return 0
+    rest = substr(line, 11)
+    if (rest == "" || rest == "\r") return k + 0
+    rest = substr(rest, 1, 3)
+    if (rest ~ /^[ -]/ || rest == "\342\200\224" || rest == "\342\200\223") return k + 0
     return 0
 }
 
@@ -75,7 +82,7 @@ function session_headings_reset(    k) {
 # SESSION_NEAR_WHY to how it differs and returns k; else returns 0. Looks
 # like one: blanks, "#"s or "**" (bold), blanks, "layer" in any case, at most
 # six other bytes (blanks, dashes), a digit 1..5 not followed by a digit.
-function session_near_miss(line,    s, lead, hashes, bold, gap, word, sep, i, c, k, after) {
+function session_near_miss(line,    s, lead, hashes, bold, gap, word, sep, i, c, k) {
     sub(/\r$/, "", line)
     if (session_layer(line)) return 0
     s = line
@@ -97,17 +104,15 @@ function session_near_miss(line,    s, lead, hashes, bold, gap, word, sep, i, c,
     if (i > 7 || c !~ /^[1-5]$/) return 0
     sep = substr(s, 1, i - 1)
     k = c + 0
-    after = substr(s, i + 1, 1)
-    if (after ~ /[0-9]/) return 0
+    if (substr(s, i + 1, 1) ~ /[0-9]/) return 0
     if (lead) SESSION_NEAR_WHY = "starts with blanks"
     else if (bold) SESSION_NEAR_WHY = "is bold text, not a ## heading"
     else if (hashes != 2) SESSION_NEAR_WHY = "is a level-" hashes " heading, not level 2 (##)"
     else if (gap != " ") SESSION_NEAR_WHY = gap == "" ? "has no space after ##" : "wants one space after ##"
     else if (word != "Layer") SESSION_NEAR_WHY = "spells \"" word "\" where \"Layer\" goes"
     else if (sep != " ") SESSION_NEAR_WHY = "wants one space between Layer and " k
-    else if (after != "" && after != " " && after != "-" && after != "\342")
-        SESSION_NEAR_WHY = "wants a space, a dash or the end of the line after Layer " k
-    else SESSION_NEAR_WHY = "is not the heading \"" SESSION_HEADING[k] "\""
+    # "## Layer N" as it should be: what follows N is what session_layer refused.
+    else SESSION_NEAR_WHY = "wants a space, a dash or the end of the line after Layer " k
     return k
 }
 
@@ -148,9 +153,12 @@ function session_cut_line(line,    n) {
     return substr(line, 1, n - 1) "..."
 }
 
-# The next_action value as saved (double-quoted): not empty, its escaped text
-# at most SESSION_NEXT_ACTION_MAX bytes. The writer refuses what this refuses.
+# The next_action value as saved: double-quoted (what the writer writes; it
+# refuses what this refuses), not empty, its escaped text at most
+# SESSION_NEXT_ACTION_MAX bytes; or plain as the reference writes it (spec §8),
+# the rest of the line verbatim, at most SESSION_NEXT_ACTION_MAX bytes.
 function session_next_action_ok(v) {
+    if (substr(v, 1, 1) != "\"") return length(v) <= SESSION_NEXT_ACTION_MAX && yaml_scalar_ok(v)
     return v != "\"\"" && length(v) <= SESSION_NEXT_ACTION_MAX + 2 && yaml_quoted_ok(v)
 }
 
@@ -186,6 +194,7 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
     if (v != "") broken("bad recommended_next: " v)
     LAST_NEXT_ACTION = expect_field("next_action")
     if (!session_next_action_ok(LAST_NEXT_ACTION)) broken("bad next_action")
+    LAST_NEXT_ACTION = yaml_scalar(LAST_NEXT_ACTION)
     line = expect_field("active_tasks")
     LAST_TASKS = ""
     if (line == "active_tasks:") {

@@ -47,7 +47,9 @@ def _render_options(options: bytes | None, redact: bool) -> tuple[bytes, int]:
     if options is None:
         return b"options: []\n", 0
     if len(options) > CAP:
-        raise RefusedError(f"--options-file is larger than {CAP} bytes")
+        raise RefusedError(
+            f"--options-file exceeds {CAP}-byte cap (the file is larger than {CAP} bytes)"
+        )
     items = []
     redacted = 0
     for _, segment in checked_lines(options, "--options-file"):
@@ -158,7 +160,9 @@ def render_snapshot_counted(
     else:
         keep = CAP - len(head) - len(tail_true) - 4 - len(MARKER)
         if keep < 0:
-            raise RefusedError(f"options leave no room for the body under the {CAP}-byte cap")
+            raise RefusedError(
+                f"options leave no room for the body: with them the snapshot exceeds {CAP}-byte cap"
+            )
         truncated = True
         if nul >= 0 and len(text) < keep:
             nul_kept = True
