@@ -5,7 +5,9 @@ and ends at its closing "---" line (or the end of the answer); text after it
 is ignored. Inside it, "N. ..." lines are options until a line starting
 "Другие активные задачи" (bold or not) starts the list of other tasks, which
 is no part of this task's options. A fenced block (``` or ~~~) quotes text:
-nothing in it counts.
+nothing in it counts. Every token has an English twin, read alike and in any
+mix: **Next step — {ID}**, **QA failed for / **Expectations BLOCKED for,
+**recommended**, alternative, Other active tasks.
 """
 
 from __future__ import annotations
@@ -19,18 +21,28 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
 HEADERS = tuple(
-    h.encode() for h in ("**Следующий шаг — ", "**QA failed для ", "**Expectations BLOCKED для ")
+    h.encode()
+    for h in (
+        "**Следующий шаг — ",
+        "**QA failed для ",
+        "**Expectations BLOCKED для ",
+        "**Next step — ",
+        "**QA failed for ",
+        "**Expectations BLOCKED for ",
+    )
 )
-OTHER_TASKS = "Другие активные задачи".encode()
+OTHER_TASKS = ("Другие активные задачи".encode(), b"Other active tasks")
 PRIMARY = "**рекомендуется**"
+PRIMARY_EN = "**recommended**"
 ALTERNATIVE = "альтернатива"
+ALTERNATIVE_EN = "alternative"
 SEP = " — "
 MIDDOT = " · ".encode()
 MAX_OPTIONS = 5
 
 _SEP = SEP.encode()
-_PRIMARY = PRIMARY.encode()
-_ALTERNATIVE = ALTERNATIVE.encode()
+_PRIMARIES = (PRIMARY.encode(), PRIMARY_EN.encode())
+_ALTERNATIVES = (ALTERNATIVE.encode(), ALTERNATIVE_EN.encode())
 _ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 
 
@@ -57,12 +69,15 @@ class _Scan(Record):
 
 
 class _Option(Record):
-    __slots__ = ("text", "command", "primary", "item")
+    __slots__ = ("text", "command", "primary", "mark", "item")
 
-    def __init__(self, text: bytes, command: bytes | None, primary: bool, item: bytes) -> None:
+    def __init__(
+        self, text: bytes, command: bytes | None, primary: bool, mark: bytes, item: bytes
+    ) -> None:
         self.text = text
         self.command = command  # None: a plain-text option
         self.primary = primary
+        self.mark = mark  # the marker word as written, b"" for none
         self.item = item  # its options line
 
 
@@ -120,7 +135,8 @@ def _fence_run(line: bytes) -> tuple[bytes, bool]:
 
 
 def _other_tasks_heading(line: bytes) -> bool:
-    """"Другие активные задачи" after any "#", "*" or blanks starts the other tasks."""
+    """"Другие активные задачи" (or "Other active tasks") after any "#", "*" or
+    blanks starts the other tasks."""
     return line.lstrip(b"#* \t").startswith(OTHER_TASKS)
 
 
@@ -199,14 +215,18 @@ def _option(text: bytes, number: int) -> _Option:
     else:
         sep = parsed.find(_SEP)
         rest = parsed[sep + len(_SEP) :] if sep >= 0 else b""
-    primary = False
-    if rest == _PRIMARY or rest.startswith(_PRIMARY + _SEP):
-        primary, rest = True, rest[len(_PRIMARY + _SEP) :]
-    elif rest == _ALTERNATIVE or rest.startswith(_ALTERNATIVE + _SEP):
-        rest = rest[len(_ALTERNATIVE + _SEP) :]
+    mark = next((word for word in _PRIMARIES + _ALTERNATIVES if _marked(rest, word)), b"")
+    primary = mark in _PRIMARIES
+    if mark:
+        rest = rest[len(mark + _SEP) :]
     # A plain-text option keeps its text; a command drops its marker word.
     item = text if command is None else command + b" | " + rest if rest else command
-    return _Option(text, command, primary, item)
+    return _Option(text, command, primary, mark, item)
+
+
+def _marked(rest: bytes, word: bytes) -> bool:
+    """The purpose text starts with the marker word (alone, or before the separator)."""
+    return rest == word or rest.startswith(word + _SEP)
 
 
 def read_cta(path: str, task: str) -> CtaBlock:
@@ -224,7 +244,8 @@ def read_cta_chunks(chunks: Iterable[bytes], task: str) -> CtaBlock:
     if not scan.found or scan.options is None:
         raise RefusedError(
             "--response-file has no CTA block (a line starting **Следующий шаг — <ID>,"
-            " **QA failed для <ID> or **Expectations BLOCKED для <ID>)"
+            " **QA failed для <ID> or **Expectations BLOCKED для <ID>, or in English"
+            " **Next step — <ID>, **QA failed for <ID> or **Expectations BLOCKED for <ID>)"
         )
     header_id = scan.header_id.decode("ascii")
     if not header_id:
@@ -244,16 +265,22 @@ def read_cta_chunks(chunks: Iterable[bytes], task: str) -> CtaBlock:
     options = [_option(text, number) for number, text in enumerate(scan.options, start=1)]
     primaries = [number for number, option in enumerate(options, start=1) if option.primary]
     if not primaries:
-        raise RefusedError(f"no CTA option is marked {PRIMARY}")
+        raise RefusedError(f"no CTA option is marked {PRIMARY} or {PRIMARY_EN}")
     if len(primaries) > 1:
+        first, second = (options[n - 1].mark.decode() for n in primaries[:2])
+        if first == second:
+            raise RefusedError(
+                f"CTA options {primaries[0]} and {primaries[1]} are both marked {first}"
+                " (want exactly one)"
+            )
         raise RefusedError(
-            f"CTA options {primaries[0]} and {primaries[1]} are both marked {PRIMARY}"
-            " (want exactly one)"
+            f"CTA options {primaries[0]} ({first}) and {primaries[1]} ({second}) are both"
+            " marked as the recommended one (want exactly one)"
         )
     number = primaries[0]
     primary = options[number - 1]
     if primary.command is None:
-        raise RefusedError(f"the {PRIMARY} CTA option {number} has no command")
+        raise RefusedError(f"the {primary.mark.decode()} CTA option {number} has no command")
     recommended = primary.command.split(b" ", 1)[0]
     fault = slash_command_fault(recommended)
     if fault:
