@@ -775,8 +775,48 @@ dr_refuse_symlinked() {
   return 2
 }
 
-# dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS.
+# dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS naming
+# a real UTC second, as --captured-at must.
 dr_session_id_ok() {
   local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$'
-  [[ $1 =~ $re ]]
+  [[ $1 =~ $re ]] && dr_session_time_fault "$1" ''
+}
+
+# dr_session_time_fault <id> <out-var>: for an ID of the form
+# SESSION-YYYYMMDD-HHMMSS, 0 when it names a real UTC second (the rule of
+# is_timestamp in datarim-rules.awk, which judges --captured-at: no year 0,
+# no leap second); else 1, with <out-var> (when given) naming the first part
+# that is not real ("month 13").
+dr_session_time_fault() {
+  local y=$((10#${1:8:4})) m=$((10#${1:12:2})) d=$((10#${1:14:2})) dim=31 part=''
+  case $m in 4 | 6 | 9 | 11) dim=30 ;; 2) dim=28 ;; esac
+  if [ "$m" -eq 2 ] && [ $((y % 4)) -eq 0 ] && { [ $((y % 100)) -ne 0 ] || [ $((y % 400)) -eq 0 ]; }; then
+    dim=29
+  fi
+  if [ "$y" -lt 1 ]; then
+    part="year ${1:8:4}"
+  elif [ "$m" -lt 1 ] || [ "$m" -gt 12 ]; then
+    part="month ${1:12:2}"
+  elif [ "$d" -lt 1 ] || [ "$d" -gt "$dim" ]; then
+    part="day ${1:14:2} of ${1:8:4}-${1:12:2}"
+  elif [ $((10#${1:17:2})) -gt 23 ]; then
+    part="hour ${1:17:2}"
+  elif [ $((10#${1:19:2})) -gt 59 ]; then
+    part="minute ${1:19:2}"
+  elif [ $((10#${1:21:2})) -gt 59 ]; then
+    part="second ${1:21:2}"
+  fi
+  [ -z "$2" ] || printf -v "$2" '%s' "$part"
+  [ -z "$part" ]
+}
+
+# dr_session_id_fault <id> <out-var>: the refusal of an --session value that
+# breaks the session-ID rule.
+dr_session_id_fault() {
+  local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$' dr_sf_part=''
+  if [[ $1 =~ $re ]] && ! dr_session_time_fault "$1" dr_sf_part; then
+    printf -v "$2" 'invalid --session: %s names no real UTC time (%s)' "$1" "$dr_sf_part"
+  else
+    printf -v "$2" '%s' 'invalid --session (want SESSION-YYYYMMDD-HHMMSS)'
+  fi
 }

@@ -91,7 +91,7 @@ session_resume_block() {
 # 0 saved (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
 write_session_handoff() {
   [ "${DATARIM_DISABLE_SESSION_HANDOFF:-}" = 1 ] && return 0
-  local prog=session-handoff-writer status=0 timeout root dir name lock content
+  local prog=session-handoff-writer status=0 timeout root dir name lock content why
   local opt_root='' opt_session='' opt_captured_by='' opt_recommended_next='' opt_next_action=''
   local opt_active_tasks_file='' opt_body_file='' opt_captured_at=''
   local tasks_text tasks_len tasks_nul body_text body_len body_nul
@@ -103,7 +103,8 @@ write_session_handoff() {
     return $?
   dr_one_stdin "$prog" --active-tasks-file "$opt_active_tasks_file" --body-file "$opt_body_file" || return 2
   if ! dr_session_id_ok "$opt_session"; then
-    dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
+    dr_session_id_fault "$opt_session" why
+    dr_err "$prog" "$why"
     return 1
   fi
   dr_readable_file "$prog" --active-tasks-file "$opt_active_tasks_file" || return 1

@@ -27,7 +27,8 @@ Outcome = tuple[int, bytes, bytes]  # exit code, stdout, stderr
 
 def tree_state(base: Path) -> dict[str, tuple[str, bytes]]:
     """Every entry below base: its mode and, for a file, its bytes (captured_at blanked,
-    since a write without --captured-at stamps the clock); a symlink: its target."""
+    since a write without --captured-at stamps the clock, and base as {BASE}, since
+    a value may name a path below it); a symlink: its target."""
     seen = {}
     for dirpath, dirnames, filenames in os.walk(base):
         for name in dirnames + filenames:
@@ -37,7 +38,7 @@ def tree_state(base: Path) -> dict[str, tuple[str, bytes]]:
             if stat.S_ISREG(info.st_mode):
                 data = re.sub(
                     rb"\ncaptured_at: [^\n]*", b"\ncaptured_at: -", Path(path).read_bytes()
-                )
+                ).replace(str(base).encode(), b"{BASE}")
             elif stat.S_ISLNK(info.st_mode):
                 data = os.readlink(path).replace(str(base), "{BASE}").encode()
             seen[os.path.relpath(path, base)] = (stat.filemode(info.st_mode), data)

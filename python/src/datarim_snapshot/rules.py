@@ -59,8 +59,45 @@ _SHOWN = {c: "?" for c in [*range(0x20), 0x7F]}
 
 
 def session_id_ok(value: str) -> bool:
-    """The session-ID rule: SESSION-YYYYMMDD-HHMMSS (digits only, as written)."""
+    """The session-ID rule: SESSION-YYYYMMDD-HHMMSS (digits only, as written)
+    naming a real UTC second, as --captured-at must (is_timestamp)."""
+    return _session_form_ok(value) and is_timestamp(_session_timestamp(value))
+
+
+def _session_form_ok(value: str) -> bool:
     return value.translate(_STR_DIGITS_AS_NINE) == "SESSION-99999999-999999"
+
+
+def _session_timestamp(value: str) -> bytes:
+    """SESSION-YYYYMMDD-HHMMSS as YYYY-MM-DDTHH:MM:SSZ."""
+    d, t = value[8:16], value[17:23]
+    return f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:]}Z".encode()
+
+
+def bad_session(value: str) -> str:
+    """The refusal of an --session value that breaks the session-ID rule; for one
+    of the right form, the first part of its date and time that is not real."""
+    if not _session_form_ok(value) or is_timestamp(_session_timestamp(value)):
+        return "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
+    year, month, day = value[8:12], value[12:14], value[14:16]
+    days = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    if int(year) < 1:
+        part = f"year {year}"
+    elif not 1 <= int(month) <= 12:
+        part = f"month {month}"
+    elif not 1 <= int(day) <= days[int(month) - 1] + (int(month) == 2 and _leap(int(year))):
+        part = f"day {day} of {year}-{month}"
+    elif int(value[17:19]) > 23:
+        part = f"hour {value[17:19]}"
+    elif int(value[19:21]) > 59:
+        part = f"minute {value[19:21]}"
+    else:
+        part = f"second {value[21:23]}"
+    return f"invalid --session: {value} names no real UTC time ({part})"
+
+
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
 _TASK_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")

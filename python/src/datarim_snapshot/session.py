@@ -12,6 +12,7 @@ from .records import Record
 from .redaction import redact, redact_lines
 from .resume_block import render_resume_block
 from .rules import (
+    bad_session,
     checked_lines,
     is_captured_by,
     is_timestamp,
@@ -296,7 +297,7 @@ def write_session_handoff(
     tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
     fsops.one_stdin(("--active-tasks-file", tasks_path), ("--body-file", body_path))
     if not session_id_ok(session):
-        raise RefusedError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)")
+        raise RefusedError(bad_session(session))
     stamp = captured_at or now_utc()
     fsops.require_readable(tasks_path, "--active-tasks-file")
     fsops.require_readable(body_path, "--body-file")
