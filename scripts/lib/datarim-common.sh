@@ -39,7 +39,8 @@ dr_usage() {
 
 # dr_parse_flags <program> <spec> <required> "$@": parses `--flag value` and
 # boolean `--flag` arguments left to right. <spec> lists the flags, a value
-# flag with a trailing "=" ("--root= --hint"); <required> lists value flags
+# flag with a trailing "=" ("--root= --hint"), one that may repeat with "=+"
+# (its values one a line, in order); <required> lists value flags
 # that must be present; "@--task" in <spec> makes a bare argument, wherever
 # it stands, the value of --task. Sets opt_<flag> (dashes as underscores),
 # which the caller declares local. Returns 0, 2 after reporting a usage
@@ -64,6 +65,25 @@ dr_parse_flags() {
     name=${flag#--}
     name=opt_${name//-/_}
     case $spec in
+      *" $flag=+ "*)
+        # A flag that may repeat: its values, one a line, in order.
+        if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
+          dr_err "$prog" "flag needs a value: $flag"
+          return 2
+        fi
+        if [ -z "$2" ]; then
+          dr_err "$prog" "flag has an empty value: $flag"
+          return 2
+        fi
+        case $2 in *$'\n'*)
+          dr_err "$prog" "flag value holds a line break: $flag"
+          return 2
+          ;;
+        esac
+        printf -v "$name" '%s' "${!name:+${!name}$'\n'}$2"
+        shift 2
+        continue
+        ;;
       *" $flag= "*)
         if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
           dr_err "$prog" "flag needs a value: $flag"

@@ -153,6 +153,15 @@ function session_cut_line(line,    n) {
     return substr(line, 1, n - 1) "..."
 }
 
+# A Layer 1 line the resume reads as a repository's (scan_repo in
+# session-replay.awk): "repo:" after an optional "- " or "* ", in any case,
+# then blanks and "HEAD:" somewhere after it.
+function session_repo_line(line,    low) {
+    if (substr(line, 1, 2) == "- " || substr(line, 1, 2) == "* ") line = substr(line, 3)
+    low = tolower(line)
+    return substr(low, 1, 5) == "repo:" && low ~ /[ \t]+head:/
+}
+
 # The next_action value as saved: double-quoted (what the writer writes; it
 # refuses what this refuses), not empty, its escaped text at most
 # SESSION_NEXT_ACTION_MAX bytes; or plain as the reference writes it (spec §8),

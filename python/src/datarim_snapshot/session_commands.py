@@ -32,7 +32,7 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
     try:
         flags = parse_flags(
             "--root= --session= --captured-by= --recommended-next= --next-action= "
-            "--active-tasks-file= --body-file= --captured-at=",
+            "--active-tasks-file= --body-file= --captured-at= --git-state=+",
             "--root --session --captured-by --recommended-next --next-action "
             "--active-tasks-file --body-file",
             argv,
@@ -46,6 +46,7 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
             active_tasks_file=flags["active_tasks_file"],
             body_file=flags["body_file"],
             captured_at=flags.get("captured_at") or None,
+            git_state_of=flags["git_state"].split("\n") if "git_state" in flags else (),
         )
     except HelpRequested:
         console.write(usage(WRITER))

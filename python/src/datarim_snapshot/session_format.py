@@ -183,6 +183,15 @@ class HeadingOrder:
         return ""
 
 
+def repo_line(line: bytes) -> bool:
+    """A Layer 1 line the resume reads as a repository's (session_replay): "repo:"
+    after an optional "- " or "* ", in any case, then blanks and "HEAD:" after it."""
+    if line.startswith((b"- ", b"* ")):
+        line = line[2:]
+    low = line.lower()
+    return low.startswith(b"repo:") and pattern(rb"[ \t]+head:").search(low) is not None
+
+
 def next_action_ok(value: bytes) -> bool:
     """The next_action value as saved: double-quoted (what the writer writes; it
     refuses what this refuses), not empty, its escaped text at most NEXT_ACTION_MAX
