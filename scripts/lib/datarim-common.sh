@@ -332,6 +332,23 @@ dr_is_knowledge_base() {
     [ -d "$1/snapshots" ] || [ -d "$1/sessions" ]
 }
 
+# dr_new_knowledge_base <program> <root> <out-var>: sets <out-var> to the
+# physical <root>/datarim when it holds no knowledge base yet, so that a write
+# starts one there (often the sign of a mistaken --root), else to empty.
+# Quiet: a root that cannot be resolved is for the write to report.
+dr_new_knowledge_base() {
+  local dr_nk_root
+  printf -v "$3" '%s' ''
+  dr_resolve_root "$1" "$2" dr_nk_root 2>/dev/null || return 0
+  dr_is_knowledge_base "$dr_nk_root/datarim" || printf -v "$3" '%s' "$dr_nk_root/datarim"
+}
+
+# dr_new_knowledge_base_notice <program> <datarim-dir-or-empty>: the one line
+# a writer says after starting a knowledge base (dr_new_knowledge_base).
+dr_new_knowledge_base_notice() {
+  [ -z "$2" ] || dr_err "$1" "created a new knowledge base in $2 (is --root right?)"
+}
+
 # dr_resolve_root <program> <root> <out-var>: the physical absolute root.
 # Refuses (1) a missing root and one that is, or lies inside, a knowledge
 # base's own datarim/ directory, which would build datarim/datarim/.

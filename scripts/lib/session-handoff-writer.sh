@@ -143,7 +143,7 @@ session_resume_block() {
 # 0 saved (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
 write_session_handoff() {
   [ "${DATARIM_DISABLE_SESSION_HANDOFF:-}" = 1 ] && return 0
-  local prog=session-handoff-writer status=0 timeout root dir name lock content why
+  local prog=session-handoff-writer status=0 timeout root dir name lock content why new_kb=''
   local opt_root='' opt_session='' opt_captured_by='' opt_recommended_next='' opt_next_action=''
   local opt_active_tasks_file='' opt_body_file='' opt_captured_at='' opt_git_state='' git_paths='' git_facts=''
   local tasks_text tasks_len tasks_nul body_text body_len body_nul
@@ -177,6 +177,7 @@ write_session_handoff() {
     "$opt_next_action" "$opt_captured_at" "$tasks_text" "$tasks_len" "$tasks_nul" \
     "$body_text" "$body_len" "$body_nul" "$old_text" "$old_len" "$old_nul" \
     "$git_paths" "$git_facts" || return 1
+  dr_is_knowledge_base "$root/datarim" || new_kb=$root/datarim
   dr_artifact_dir "$prog" "$dir" || return 1
   dr_lock_acquire "$prog" "$lock" "$timeout" || return $?
   session_read_old "$dir" "$dir/$name" now || status=1
@@ -195,6 +196,7 @@ write_session_handoff() {
   fi
   dr_lock_release "$lock"
   [ "$status" -eq 0 ] || return "$status"
+  dr_new_knowledge_base_notice "$prog" "$new_kb"
   [ "$new_redacted" = 0 ] || dr_err "$prog" "redacted $new_redacted secret(s) before saving"
   session_resume_block "$root" "$opt_session" "$opt_recommended_next" "$new_next_action" "$new_tasks" || :
   return 0

@@ -105,7 +105,7 @@ emit_read_head() {
 # stage's own last step is what calls this.
 emit_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview anchor
+  local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview anchor new_kb
   local nl=$'\n'
   local cta_next='' cta_json='' cta_options='' cta_body_text='' cta_body_len=0 cta_body_nul=-1
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''
@@ -121,7 +121,9 @@ emit_stage_snapshot() {
     "$cta_next" "$opt_captured_at" "$cta_options" "${#cta_options}" -1 \
     --response-file "$cta_body_text" "$cta_body_len" "$cta_body_nul" '' "$anchor" || return 1
   if [ -z "$opt_dry_run$opt_json" ]; then
+    dr_new_knowledge_base "$prog" "$opt_root" new_kb
     snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
+    dr_new_knowledge_base_notice "$prog" "$new_kb"
     [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"
     return 0
   fi

@@ -96,7 +96,7 @@ snapshot_publish() {
 # 0 written (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
 write_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local prog=snapshot-writer timeout content content_redacted anchor
+  local prog=snapshot-writer timeout content content_redacted anchor new_kb
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
   local opt_body_file='' opt_options_file='' opt_captured_at=''
   dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
@@ -109,7 +109,9 @@ write_stage_snapshot() {
   git_anchor_probe "$opt_root" anchor
   snapshot_render content "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
     "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" '' "$anchor" || return 1
+  dr_new_knowledge_base "$prog" "$opt_root" new_kb
   snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
+  dr_new_knowledge_base_notice "$prog" "$new_kb"
   [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"
 }
 

@@ -89,6 +89,34 @@ def refused(
     return True
 
 
+# What makes a datarim/ a knowledge base (spec §8).
+KB_MARKERS = ("tasks.md", "backlog.md", "activeContext.md", "tasks", "snapshots", "sessions")
+
+
+def without_new_kb_notice(
+    program: str,
+    err: bytes,
+    before: dict[str, tuple[str, bytes]],
+    after: dict[str, tuple[str, bytes]],
+    base: Path,
+) -> bytes:
+    """A successful write's stderr without the notice that opens it when the write
+    started a knowledge base (its datarim/ held none of KB_MARKERS before); asserts
+    the notice is there then. What is left must be checked by the caller."""
+    for rel in after:
+        match = re.fullmatch(r"((?:.*/)?datarim)/(?:snapshots|sessions)/[^/]+\.(?:snapshot|session)\.md", rel)
+        if match is None or after[rel] == before.get(rel):
+            continue
+        datarim = match.group(1)
+        if any(f"{datarim}/{marker}" in before for marker in KB_MARKERS):
+            continue
+        where = os.path.realpath(base / datarim)
+        notice = f"{program}: created a new knowledge base in {where} (is --root right?)\n"
+        assert err.startswith(notice.encode()), err
+        err = err[len(notice) :]
+    return err
+
+
 # The name a writer's usage text opens with: the reference's function names (spec §8).
 USAGE_NAMES = {
     "snapshot-writer": "write_stage_snapshot",
@@ -124,7 +152,12 @@ def flag_values(
     for flag in draw(st.permutations(flags)):
         if flag in bad and draw(st.integers(0, 9)) == 0:
             continue  # a missing flag
-        argv += [flag, draw(hostile if flag in bad else st.sampled_from(valid[flag]))]
+        strategy = hostile if flag in bad else st.sampled_from(valid[flag])
+        if flag == "--root":
+            # "/" is a root a write accepts: it would make the machine's own /datarim,
+            # out of the sandbox's sight (and a knowledge base every root discovery finds).
+            strategy = strategy.filter(lambda value: value != "/")
+        argv += [flag, draw(strategy)]
     return argv
 
 

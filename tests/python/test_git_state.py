@@ -43,6 +43,8 @@ def _workspace(sandbox: Path) -> tuple[Path, Path]:
         f'fixture_repo "{other}" "{sandbox}/lib-origin.git"\n'
     )
     subprocess.run(["bash", "-c", script], env=_env(sandbox), check=True, capture_output=True)
+    (root / "datarim").mkdir()
+    (root / "datarim" / "tasks.md").write_text("# Tasks\n")  # a knowledge base already
     (sandbox / "tasks").write_text("TUNE-0254 | in_progress\n")
     (sandbox / "body").write_bytes(BODY)
     return root, other

@@ -60,7 +60,8 @@ def _run(script: str, sandbox: Path, impl: str, suite: str) -> Result:
     returns the exit code, stdout, stderr and the files under ws/datarim."""
     work = sandbox / impl
     work.mkdir()
-    (work / "ws").mkdir()
+    (work / "ws" / "datarim").mkdir(parents=True)
+    (work / "ws" / "datarim" / "tasks.md").write_text("# Tasks\n")  # a knowledge base already
     for name in ("big", "answer", "tasks", "body"):
         source = sandbox / name
         if source.exists():
@@ -157,7 +158,7 @@ def test_session_handoff_from_pipes(sandbox: Path) -> None:
 
 def test_a_closed_standard_input_is_refused(sandbox: Path) -> None:
     code, out, err, files = _both(f"$W {WRITE_FLAGS} --body-file - <&-", sandbox)
-    assert (code, out, files) == (1, b"", {})
+    assert (code, out, files) == (1, b"", {"ws/datarim/tasks.md": b"# Tasks\n"})
     assert err == b"snapshot-writer: --body-file -: the standard input is closed\n"
 
 

@@ -38,13 +38,22 @@ PROGRAM = "emit-stage-snapshot"
 class Emission(FrozenRecord):
     """What was written, or with dry_run what would be."""
 
-    __slots__ = ("task_id", "recommended_next", "options", "preview", "path", "redactions")
+    __slots__ = (
+        "task_id",
+        "recommended_next",
+        "options",
+        "preview",
+        "path",
+        "redactions",
+        "new_knowledge_base",
+    )
     task_id: str
     recommended_next: str
     options: list[str]  # the primary first, secrets redacted as in the snapshot
     preview: bytes  # the recommended_next and options lines, exactly as in the frontmatter
     path: str | None  # the snapshot written; None for a dry run
     redactions: int  # secrets saved as [REDACTED] in the options and body
+    new_knowledge_base: str | None  # the datarim/ directory the write started, if it did
 
     def __init__(
         self,
@@ -54,6 +63,7 @@ class Emission(FrozenRecord):
         preview: bytes,
         path: str | None,
         redactions: int = 0,
+        new_knowledge_base: str | None = None,
     ) -> None:
         self._init(
             task_id=task_id,
@@ -62,6 +72,7 @@ class Emission(FrozenRecord):
             preview=preview,
             path=path,
             redactions=redactions,
+            new_knowledge_base=new_knowledge_base,
         )
 
     def json(self) -> bytes:
@@ -124,15 +135,16 @@ def emit_stage_snapshot(
     if dry_run:
         resolved = fsops.resolve_root(os.fspath(root))
         fsops.artifact_dir(os.path.join(resolved, "datarim", "snapshots"), create=False)
-        path = None
+        path = new_kb = None
     else:
+        new_kb = fsops.new_knowledge_base(os.fspath(root))
         path = publish_snapshot(root, task, content, timeout)
     saved = block.options
     if redaction_enabled():  # the options as the snapshot holds them
         from .redaction import redact
 
         saved = [redact(option.encode())[0].decode() for option in saved]
-    return Emission(task, block.recommended_next, saved, preview, path, redacted)
+    return Emission(task, block.recommended_next, saved, preview, path, redacted, new_kb)
 
 
 def _chunks(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
@@ -179,6 +191,9 @@ def emit_command(argv: Sequence[str], console: Console) -> int:
         return exc.code
     if emission is not None and emission.path is None:
         console.write(emission.json() if as_json else emission.preview)
-    elif emission is not None and emission.redactions:
+        return 0
+    if emission is not None and emission.new_knowledge_base:
+        console.error(PROGRAM, fsops.new_knowledge_base_notice(emission.new_knowledge_base))
+    if emission is not None and emission.redactions:
         console.error(PROGRAM, f"redacted {emission.redactions} secret(s) before saving")
     return 0

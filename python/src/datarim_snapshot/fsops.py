@@ -171,6 +171,22 @@ def resolve_root(root: str) -> str:
     return absolute
 
 
+def new_knowledge_base(root: str) -> str | None:
+    """The physical <root>/datarim when it holds no knowledge base yet, so that a
+    write starts one there (often the sign of a mistaken --root); else None.
+    Quiet: a root that cannot be resolved is for the write to report."""
+    try:
+        datarim = os.path.join(resolve_root(root), "datarim")
+    except RefusedError:
+        return None
+    return None if is_knowledge_base(datarim) else datarim
+
+
+def new_knowledge_base_notice(datarim: str) -> str:
+    """The one line a writer says after starting a knowledge base."""
+    return f"created a new knowledge base in {datarim} (is --root right?)"
+
+
 def artifact_dir(path: str, create: bool = True) -> None:
     """Refuses a symlink standing in for path; creates it as 700 when missing.
     With create False (a dry run) only refuses what the write would refuse."""

@@ -11,6 +11,7 @@ from .errors import MalformedError, RefusedError
 from .records import Record
 from .redaction import redact, redact_lines
 from .resume_block import render_resume_block
+from .roots import is_knowledge_base
 from .rules import (
     bad_session,
     checked_lines,
@@ -60,15 +61,23 @@ class RenderedBlock(Record):
 
 
 class SessionSaved(Record):
-    """A saved handoff: its path, how many secrets were redacted, and the
-    resume block to show the operator."""
+    """A saved handoff: its path, how many secrets were redacted, the resume
+    block to show the operator and, when the write started a knowledge base,
+    its datarim/ directory."""
 
-    __slots__ = ("path", "redactions", "resume_block")
+    __slots__ = ("path", "redactions", "resume_block", "new_knowledge_base")
 
-    def __init__(self, path: str, redactions: int, resume_block: bytes) -> None:
+    def __init__(
+        self,
+        path: str,
+        redactions: int,
+        resume_block: bytes,
+        new_knowledge_base: str | None = None,
+    ) -> None:
         self.path = path
         self.redactions = redactions
         self.resume_block = resume_block
+        self.new_knowledge_base = new_knowledge_base
 
 
 def _raw(value: str) -> bytes:
@@ -430,6 +439,8 @@ def write_session_handoff(
     # under the lock, render again only if another writer appended meanwhile.
     old = read_old(directory, path)
     rendered = render(old)
+    datarim = os.path.join(absolute, "datarim")
+    new_kb = None if is_knowledge_base(datarim) else datarim
     fsops.artifact_dir(directory)
     with fsops.held_lock(os.path.join(directory, f".lock.{session}"), timeout):
         now = read_old(directory, path)
@@ -440,4 +451,4 @@ def write_session_handoff(
     block = render_resume_block(
         absolute, session, recommended_next, rendered.next_action, rendered.tasks
     )
-    return SessionSaved(path, rendered.redactions, block)
+    return SessionSaved(path, rendered.redactions, block, new_kb)

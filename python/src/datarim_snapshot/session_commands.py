@@ -59,6 +59,10 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
         console.error(WRITER, exc.message)
         return exc.code
     if saved is not None:
+        if saved.new_knowledge_base:
+            from .fsops import new_knowledge_base_notice
+
+            console.error(WRITER, new_knowledge_base_notice(saved.new_knowledge_base))
         if saved.redactions:
             console.error(WRITER, f"redacted {saved.redactions} secret(s) before saving")
         console.write(saved.resume_block)

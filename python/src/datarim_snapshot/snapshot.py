@@ -232,8 +232,9 @@ def save_stage_snapshot(
     body_file: PathLike,
     options_file: PathLike | None = None,
     captured_at: str | None = None,
-) -> tuple[str, int] | None:
-    """write_stage_snapshot, returning the path and the number of secrets redacted."""
+) -> tuple[str, int, str | None] | None:
+    """write_stage_snapshot, returning the path, the number of secrets redacted and,
+    when the write started a knowledge base, its datarim/ directory."""
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
     timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
@@ -255,7 +256,8 @@ def save_stage_snapshot(
         task, stage, command, captured_by, recommended_next, stamp, options, body, extra,
         redact=redaction_enabled(),
     )  # fmt: skip
-    return publish_snapshot(root, task, content, timeout), redacted
+    new_kb = fsops.new_knowledge_base(os.fspath(root))
+    return publish_snapshot(root, task, content, timeout), redacted, new_kb
 
 
 def redaction_enabled() -> bool:
