@@ -194,6 +194,8 @@ dr_read_prefix_stdin() {
   local LC_ALL=C chunk text='' total=0 nul=-1 want rc
   while [ "$total" -lt "$1" ]; do
     want=$(($1 - total))
+    # read -n takes at most INT_MAX; a larger limit (a huge budget) reads in parts.
+    [ "$want" -le 1073741824 ] || want=1073741824
     chunk=
     rc=0
     IFS= read -r -d '' -n "$want" chunk || rc=$?
