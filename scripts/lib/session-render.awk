@@ -156,7 +156,7 @@ BEGIN {
     check_old()
 
     NL = redact_lines(L, NL)
-    # A tag glued to a secret ("token=abcverified: merged") goes with it.
+    # A tag inside a quoted secret (api_key='abc verified: x') goes with it.
     for (k = 1; k <= NL; k++) {
         fault = session_untagged_claim(L[k])
         if (fault != "")

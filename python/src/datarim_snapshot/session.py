@@ -209,7 +209,7 @@ def render_session_block(
                 "nothing written: start a new session"
             ) from None
     lines, count = redact_lines(lines)
-    # A tag glued to a secret ("token=abcverified: merged") goes with it.
+    # A tag inside a quoted secret (api_key='abc verified: x') goes with it.
     for number, line in enumerate(lines, start=1):
         claim = untagged_claim(line)
         if claim:
