@@ -118,7 +118,10 @@ BEGIN {
     line = $0
     sub(/\r$/, "", line)
     sub(/[ \t]+$/, "", line)
-    if (NR == 1) stage_id = stage_header_id(line)
+    if (NR == 1) {
+        if (substr(line, 1, 3) == BOM) line = substr(line, 4)
+        stage_id = stage_header_id(line)
+    }
     run = fence_run(line)
     if (fence != "") {
         # Closed by a run of the same character at least as long, alone on its line.
