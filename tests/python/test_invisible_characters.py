@@ -15,7 +15,6 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-
 from datarim_snapshot import rules
 
 REPO = Path(__file__).resolve().parents[2]
