@@ -256,15 +256,19 @@ dr_resolve_root() {
 # dr_artifact_dir <program> <dir> [--check]: refuses a symlink standing in for
 # <dir>, and creates it (parents too) as 700 whatever the umask when it is
 # missing. With --check (a dry run) nothing is created: it only refuses what
-# the write would refuse, a symlink or something that is no directory.
+# the write would refuse, a symlink, something that is no directory, or a
+# missing <dir> whose nearest existing parent we may not write in or search.
 dr_artifact_dir() {
+  local parent
   if [ -L "$2" ]; then
     dr_err "$1" "datarim/${2##*/} is a symlink; refusing to write through it"
     return 1
   fi
   [ -d "$2" ] && return 0
   if [ "${3:-}" = --check ]; then
-    if [ -e "$2" ] || { [ -e "${2%/*}" ] && [ ! -d "${2%/*}" ]; }; then
+    parent=${2%/*}
+    [ -e "$parent" ] || [ -L "$parent" ] || parent=${parent%/*}
+    if [ -e "$2" ] || [ ! -d "$parent" ] || [ ! -w "$parent" ] || [ ! -x "$parent" ]; then
       dr_err "$1" "cannot create datarim/${2##*/}"
       return 1
     fi
@@ -460,6 +464,23 @@ dr_lock_recover() {
   fi
 }
 
+# dr_lock_path_ok <program> <lock-dir>: 1 after reporting a lock path we must
+# never wait for: a symlink or a file that is no lock, or no lock at all in a
+# directory we may not create it in (not writable, or not searchable). (Each
+# test names a kind, so a lock released meanwhile is no match; when the
+# directory is writable, the holder just released it.) The write asks after
+# a failed mkdir, a dry run before any.
+dr_lock_path_ok() {
+  if [ -L "$2" ] || [ -f "$2" ] || [ -p "$2" ] || [ -S "$2" ] || [ -b "$2" ] || [ -c "$2" ]; then
+    dr_err "$1" "lock ${2##*/} is a symlink or not a directory; remove it"
+    return 1
+  fi
+  if [ ! -d "$2" ] && { [ ! -w "${2%/*}" ] || [ ! -x "${2%/*}" ]; }; then
+    dr_err "$1" "cannot create lock ${2##*/}"
+    return 1
+  fi
+}
+
 # dr_lock_acquire <program> <lock-dir> <timeout-seconds>: takes the lock,
 # polling every 20 ms; 0 held, 1 cannot lock, 3 timed out. A live writer's
 # lock is never broken; an orphaned one is taken over (see above).
@@ -483,16 +504,7 @@ dr_lock_acquire() {
       fi
       # 2: a waiter took our fresh lock over before we wrote the owner (we
       # stalled for the grace period); it is theirs now.
-    elif [ -L "$lock" ] || [ -f "$lock" ] || [ -p "$lock" ] || [ -S "$lock" ] ||
-      [ -b "$lock" ] || [ -c "$lock" ]; then
-      # Never lock through a symlink, nor wait for a file that is no lock.
-      # (Each test names a kind, so a lock released meanwhile is no match.)
-      dr_err "$prog" "lock ${lock##*/} is a symlink or not a directory; remove it"
-      return 1
-    elif [ ! -d "$lock" ] && [ ! -w "${lock%/*}" ]; then
-      # mkdir failed, nothing is there and we may not create it. (When the
-      # directory is writable, the holder just released it: try again.)
-      dr_err "$prog" "cannot create lock ${lock##*/}"
+    elif ! dr_lock_path_ok "$prog" "$lock"; then
       return 1
     elif dr_lock_recover "$lock" "$record"; then
       return 0
@@ -512,6 +524,23 @@ dr_lock_acquire() {
 dr_lock_release() {
   LC_ALL=C rm -rf -- "$1" 2>/dev/null || LC_ALL=C rm -rf -- "$1" 2>/dev/null ||
     LC_ALL=C rm -rf -- "$1" 2>/dev/null || :
+}
+
+# dr_publish_target_ok <program> <dir> <name>: 1 after reporting that
+# <dir>/<name> is a directory, which no rename may replace.
+dr_publish_target_ok() {
+  [ -d "$2/$3" ] && [ ! -L "$2/$3" ] || return 0
+  dr_err "$1" "datarim/${2##*/}/$3 is a directory"
+  return 1
+}
+
+# dr_publish_check <program> <dir> <name> <lock-dir>: what a write would refuse
+# before writing a byte, checked without touching anything (a dry run): the
+# directory (dr_artifact_dir --check), the lock path and the target.
+dr_publish_check() {
+  dr_artifact_dir "$1" "$2" --check || return 1
+  [ -d "$2" ] || return 0 # made fresh by the write: nothing in it to refuse
+  dr_lock_path_ok "$1" "$4" && dr_publish_target_ok "$1" "$2" "$3"
 }
 
 # dr_publish <program> <dir> <name> <tmp-tag> <content>: writes <content> to a
@@ -534,10 +563,7 @@ dr_publish() {
     LC_ALL=C find "$dir/." ! -name . -prune -name '.tmp.*' -type f -mtime +0 \
       -exec rm -f -- {} + 2>/dev/null || :
   fi
-  if [ -d "$target" ] && [ ! -L "$target" ]; then
-    dr_err "$prog" "${target#"${dir%/*/*}"/} is a directory"
-    return 1
-  fi
+  dr_publish_target_ok "$prog" "$dir" "$3" || return 1
   tmp=$dir/.tmp.$tag.${BASHPID:-$$}.$RANDOM
   # One subshell: a private umask for the temp file (mode 600 from birth, and
   # the caller's umask untouched), then fsync through `sync FILE`. Where sync

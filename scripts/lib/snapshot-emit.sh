@@ -79,7 +79,8 @@ emit_stage_snapshot() {
     return 0
   fi
   dr_resolve_root "$prog" "$opt_root" root || return 1
-  dr_artifact_dir "$prog" "$root/datarim/snapshots" --check || return 1
+  dr_publish_check "$prog" "$root/datarim/snapshots" "$opt_task.snapshot.md" \
+    "$root/datarim/snapshots/.lock.$opt_task" || return 1
   if [ -n "$opt_json" ]; then
     printf '%s\n' "$cta_json"
   else
