@@ -360,13 +360,19 @@ dr_lock_read_owner() {
 }
 
 # dr_lock_commit <lock> <record>: creates <lock>/owner exclusively. 0 created,
-# 2 an owner file is already there or the lock is gone (not ours), 1 I/O error.
+# 2 an owner file is already there or the lock is gone (not ours), 1 I/O error:
+# the owner file could not be made, or made but not written (a full disk),
+# and then it is removed again, never left as an empty record.
 dr_lock_commit() {
-  local status=0 restore=
+  local restore='' opened='' written=''
   case $- in *C*) ;; *) restore=1 && set -C ;; esac
-  { printf '%s' "$2" >"$1/owner"; } 2>/dev/null || status=$?
+  { opened=1 && printf '%s' "$2" >&3 && written=1; } 3>"$1/owner" 2>/dev/null || :
   [ -z "$restore" ] || set +C
-  [ "$status" -eq 0 ] && return 0
+  [ -n "$written" ] && return 0
+  if [ -n "$opened" ]; then
+    rm -f -- "$1/owner" 2>/dev/null || :
+    return 1
+  fi
   if [ -e "$1/owner" ] || [ -L "$1/owner" ] || [ ! -d "$1" ]; then return 2; fi
   return 1
 }
@@ -381,7 +387,8 @@ dr_lock_put_back() {
 
 # dr_lock_take_over <lock> <record> <seen>: moves the owner file aside,
 # and if it still holds <seen> deletes it and commits <record>; otherwise puts
-# it back. 0 when the lock is now ours.
+# it back. 0 when the lock is now ours, 1 when it is not, 5 when our owner
+# file could not be written (dr_lock_commit's I/O error).
 dr_lock_take_over() {
   local LC_ALL=C aside moved=
   aside=$1/owner.aside.${BASHPID:-$$}.$RANDOM
@@ -393,7 +400,15 @@ dr_lock_take_over() {
     return 1
   fi
   rm -rf -- "$aside" 2>/dev/null || :
-  dr_lock_commit "$1" "$2"
+  dr_lock_claim "$1" "$2"
+}
+
+# dr_lock_claim <lock> <record>: dr_lock_commit on a lock found orphaned; 0
+# ours, 1 not ours (another waiter was first), 5 I/O error.
+dr_lock_claim() {
+  local status=0
+  dr_lock_commit "$1" "$2" || status=$?
+  case $status in 0) return 0 ;; 2) return 1 ;; *) return 5 ;; esac
 }
 
 # dr_lock_restore_asides <lock> <host>: a lock without an owner file may hold
@@ -419,7 +434,8 @@ dr_lock_restore_asides() {
 }
 
 # dr_lock_recover <lock> <record>: one look at a lock we could not make; 0 when
-# it was orphaned and is now ours. Keeps what it saw in the caller's
+# it was orphaned and is now ours, 5 when it was and our owner file could not
+# be written. Keeps what it saw in the caller's
 # dr_lock_seen and dr_lock_seen_polls/dr_lock_seen_since (locals of dr_lock_acquire).
 dr_lock_recover() {
   local LC_ALL=C seen host
@@ -458,7 +474,7 @@ dr_lock_recover() {
     [ $((SECONDS - dr_lock_seen_since)) -gt "$DR_LOCK_ORPHAN_GRACE" ] || return 1
   dr_lock_seen=
   if [ "$seen" = missing ]; then
-    dr_lock_commit "$1" "$2"
+    dr_lock_claim "$1" "$2"
   else
     dr_lock_take_over "$1" "$2" "${seen#file:}"
   fi
@@ -485,7 +501,7 @@ dr_lock_path_ok() {
 # polling every 20 ms; 0 held, 1 cannot lock, 3 timed out. A live writer's
 # lock is never broken; an orphaned one is taken over (see above).
 dr_lock_acquire() {
-  local prog=$1 lock=$2 tries pid start host record status began=$SECONDS
+  local prog=$1 lock=$2 tries pid start host record status mkdir_error began=$SECONDS
   local dr_lock_seen='' dr_lock_seen_polls=0 dr_lock_seen_since=0 DR_LOCK_ORPHAN_GRACE=2
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
@@ -493,8 +509,12 @@ dr_lock_acquire() {
   dr_host_name host
   record="pid=$pid"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n'
   while :; do
-    if LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null; then
-      status=0
+    # mkdir's message tells "File exists" (a lock is there: wait, or refuse
+    # what is no lock) from any other failure (a full disk, a read-only one):
+    # that one is final at once, as Python's OSError is. Capturing it costs
+    # no fork more than the plain mkdir.
+    mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1) && status=0 || status=1
+    if [ "$status" -eq 0 ]; then
       dr_lock_commit "$lock" "$record" || status=$?
       [ "$status" -eq 0 ] && return 0
       if [ "$status" -eq 1 ]; then
@@ -506,8 +526,18 @@ dr_lock_acquire() {
       # stalled for the grace period); it is theirs now.
     elif ! dr_lock_path_ok "$prog" "$lock"; then
       return 1
-    elif dr_lock_recover "$lock" "$record"; then
-      return 0
+    elif [ "${mkdir_error#*File exists}" = "$mkdir_error" ]; then
+      dr_err "$prog" "cannot create lock ${lock##*/}"
+      return 1
+    else
+      status=0
+      dr_lock_recover "$lock" "$record" || status=$?
+      [ "$status" -eq 0 ] && return 0
+      if [ "$status" -eq 5 ]; then
+        rmdir -- "$lock" 2>/dev/null || :
+        dr_err "$prog" "cannot record the owner of lock ${lock##*/}"
+        return 1
+      fi
     fi
     # 50 polls a second, or the clock when polls run slow (a loaded machine).
     if [ "$tries" -le 0 ] || [ $((SECONDS - began)) -gt "$3" ]; then

@@ -253,7 +253,9 @@ def _remove_entry(path: str) -> None:
 
 def commit_lock(lock: str, record: bytes) -> bool:
     """Creates <lock>/owner exclusively: True when the lock is now ours, False
-    when an owner file is already there or the lock is gone. OSError otherwise."""
+    when an owner file is already there or the lock is gone. OSError otherwise,
+    also when the file was made but could not be written (a full disk): it is
+    removed again, never left as an empty record."""
     path = os.path.join(lock, "owner")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -264,9 +266,14 @@ def commit_lock(lock: str, record: bytes) -> bool:
             return False
         raise
     try:
-        os.write(fd, record)
-    finally:
+        view = memoryview(record)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
         os.close(fd)
+        _unlink_quietly(path)
+        raise
+    os.close(fd)
     return True
 
 
@@ -282,7 +289,8 @@ def _put_back(lock: str, aside: str) -> None:
 
 def take_over(lock: str, record: bytes, seen: bytes) -> bool:
     """Moves the owner file aside; if it still holds seen, deletes it and commits
-    record, else puts it back. True when the lock is now ours."""
+    record, else puts it back. True when the lock is now ours; OSError when our
+    owner file could not be written."""
     owner = os.path.join(lock, "owner")
     aside = os.path.join(lock, f"owner.aside.{os.getpid()}.{random15()}")
     try:
@@ -294,10 +302,7 @@ def take_over(lock: str, record: bytes, seen: bytes) -> bool:
         _put_back(lock, aside)
         return False
     _remove_entry(aside)
-    try:
-        return commit_lock(lock, record)
-    except OSError:
-        return False
+    return commit_lock(lock, record)  # OSError: ours to report (acquire_lock)
 
 
 def restore_asides(lock: str, host: bytes) -> bool:
@@ -368,10 +373,7 @@ class _Recovery:
             return False
         self.seen = None
         if seen is None:
-            try:
-                return commit_lock(self.lock, self.record)
-            except OSError:
-                return False
+            return commit_lock(self.lock, self.record)
         return take_over(self.lock, self.record, seen)
 
 
@@ -426,8 +428,13 @@ def acquire_lock(lock: str, timeout: int) -> None:
         except FileExistsError:
             # Never lock through a symlink, nor wait for a file that is no lock.
             check_lock_path(lock)
-            if recovery.attempt():
-                return
+            try:
+                if recovery.attempt():
+                    return
+            except OSError:
+                # An orphaned lock taken over, our owner file not written.
+                quietly(os.rmdir, lock)
+                raise RefusedError(f"cannot record the owner of lock {name}") from None
         except OSError:
             raise RefusedError(f"cannot create lock {name}") from None
         else:
