@@ -12,6 +12,10 @@
 # Every library sources this one; the second time costs nothing.
 declare -F dr_lib_dir_into >/dev/null 2>&1 && return 0
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_datarim_common=1 && shopt -u expand_aliases; fi
+
 # dr_lib_dir_into <var>: sets <var> to this library's absolute directory.
 _dr_define_lib_dir() {
   local src=${BASH_SOURCE[0]} dir quoted
@@ -22,6 +26,31 @@ _dr_define_lib_dir() {
 }
 _dr_define_lib_dir
 unset -f _dr_define_lib_dir
+
+# dr_call <function> [<arg>...]: runs a library entry point with the shell
+# state the libraries are written for, whatever the caller's (sourced, or an
+# entry point started with SHELLOPTS/BASHOPTS in its environment): word
+# splitting on blanks (IFS), globbing on (noglob off), globs that may match
+# nothing and match case (failglob, nullglob, nocaseglob, dotglob off), case
+# patterns and [[ ]] that match case (nocasematch off), no caller's ERR or
+# RETURN trap inside our functions (errtrace, functrace off). Whatever it
+# turned off is turned on again before it returns the function's code; -e, -u
+# and pipefail need nothing: the libraries run under both states.
+dr_call() {
+  local IFS=$' \t\n' dr_call_status=0 dr_call_undo='' dr_call_option
+  case $- in *f*) set +f && dr_call_undo='set -f;' ;; esac
+  case $- in *E*) set +E && dr_call_undo="$dr_call_undo set -E;" ;; esac
+  case $- in *T*) set +T && dr_call_undo="$dr_call_undo set -T;" ;; esac
+  for dr_call_option in failglob nullglob nocaseglob dotglob nocasematch; do
+    if shopt -q "$dr_call_option"; then
+      shopt -u "$dr_call_option"
+      dr_call_undo="$dr_call_undo shopt -s $dr_call_option;"
+    fi
+  done
+  "$@" || dr_call_status=$?
+  eval "$dr_call_undo"
+  return "$dr_call_status"
+}
 
 # dr_err <program> <message>: one line on stderr, control characters shown as '?'.
 dr_err() {
@@ -711,3 +740,6 @@ dr_session_id_ok() {
   local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$'
   [[ $1 =~ $re ]]
 }
+
+[ -z "${_dr_aliases_datarim_common-}" ] || shopt -s expand_aliases
+unset _dr_aliases_datarim_common
