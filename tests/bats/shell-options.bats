@@ -9,7 +9,9 @@ setup() {
   ROOT=$BATS_TEST_TMPDIR/ws
   mkdir -p "$ROOT/datarim/snapshots"
   printf 'body\n' >"$BATS_TEST_TMPDIR/body.md"
-  WRITE="--root $ROOT --stage plan --command /dr-plan --captured-by agent --recommended-next /dr-do --body-file $BATS_TEST_TMPDIR/body.md"
+  WRITE_ARGS=(--root "$ROOT" --stage plan --command /dr-plan --captured-by agent
+    --recommended-next /dr-do --body-file "$BATS_TEST_TMPDIR/body.md")
+  WRITE="${WRITE_ARGS[*]}" # for the callers' scripts (no blank in these paths)
 }
 
 # caller <setup> <call>: a shell that sets options, sources the writer, makes
@@ -42,7 +44,7 @@ caller() {
 }
 
 @test "noglob: list lists the snapshots, sourced and as an entry point" {
-  "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task TUNE-0254 $WRITE
+  "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task TUNE-0254 "${WRITE_ARGS[@]}"
   run caller 'set -f' "lifecycle_list_main --root '$ROOT'"
   [ "${lines[1]%% *}" = TUNE-0254 ]
   [ "${lines[2]}" = "code=0" ]
@@ -53,9 +55,9 @@ caller() {
 }
 
 @test "BASHOPTS=failglob:nocasematch: the entry point refuses a lower-case ID and writes the right one" {
-  run env BASHOPTS=failglob:nocasematch "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task tune-0254 $WRITE
+  run env BASHOPTS=failglob:nocasematch "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task tune-0254 "${WRITE_ARGS[@]}"
   [ "$status" -eq 1 ]
-  run env BASHOPTS=failglob:nocasematch "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task TUNE-0254 $WRITE
+  run env BASHOPTS=failglob:nocasematch "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task TUNE-0254 "${WRITE_ARGS[@]}"
   [ "$status" -eq 0 ]
   [ "$(ls -A "$ROOT/datarim/snapshots")" = TUNE-0254.snapshot.md ]
 }
@@ -99,5 +101,5 @@ caller() {
     [ \"\$before\" = \"\$(shopt -p; set +o)\" ] || echo 'session_start_hook changed the options'
     echo done"
   [ "$status" -eq 0 ]
-  [ "$output" = done ]
+  [ "$output" = "done" ]
 }
