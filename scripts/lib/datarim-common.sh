@@ -538,12 +538,14 @@ dr_lock_acquire() {
   dr_host_name host
   record="pid=$pid"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n'
   while :; do
-    # mkdir's message tells "File exists" (a lock is there: wait, or refuse
-    # what is no lock) from any other failure (a full disk, a read-only one):
-    # that one is final at once, as Python's OSError is. Capturing it costs
-    # no fork more than the plain mkdir.
-    mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1) && status=0 || status=1
-    if [ "$status" -eq 0 ]; then
+    # When mkdir fails, a second one says why: "File exists" (a lock is
+    # there: wait, or refuse what is no lock) or any other failure (a full
+    # disk, a read-only one), which is final at once, as Python's OSError is.
+    # (Only a contended poll pays for the second; it may also succeed.)
+    mkdir_error=
+    if LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null ||
+      mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1); then
+      status=0
       dr_lock_commit "$lock" "$record" || status=$?
       [ "$status" -eq 0 ] && return 0
       if [ "$status" -eq 1 ]; then
