@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .errors import RefusedError
 from .records import Record
-from .rules import CAP, slash_command_fault, task_id_ok, utf8_scan
+from .rules import BOM, CAP, slash_command_fault, task_id_ok, utf8_scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -159,6 +159,8 @@ def _scan(raw_lines: Iterable[bytes]) -> _Scan:
     fence = b""
     for number, line in enumerate(_lines(raw_lines), start=1):
         if number == 1:
+            if line.startswith(BOM):
+                line = line[3:]
             scan.stage_id = _stage_header_id(line)
         run, alone = _fence_run(line)
         if fence:
