@@ -20,12 +20,13 @@ _emit_load
 unset -f _emit_load
 
 # emit_parse_cta <program> <answer-file> <task> <prefix>: reads the CTA block
-# that ends the answer (scripts/lib/cta-parse.awk) and sets <prefix>_next
-# (recommended_next), <prefix>_json (the --json object) and <prefix>_options
-# (the options lines, the primary first, each ending in a newline). Returns 0,
-# or 1 after printing the refusal on stderr.
+# that ends the answer (scripts/lib/cta-parse.awk) and sets <prefix>_task (the
+# task: <task>, or when <task> is empty the one the block's header names),
+# <prefix>_next (recommended_next), <prefix>_json (the --json object) and
+# <prefix>_options (the options lines, the primary first, each ending in a
+# newline). Returns 0, or 1 after printing the refusal on stderr.
 emit_parse_cta() {
-  local LC_ALL=C dir out status=0 stage_id nl=$'\n'
+  local LC_ALL=C dir out status=0 stage_id nl=$'\n' task
   dr_lib_dir_into dir
   # Some awks (BusyBox, macOS) end a line at NUL. NUL and SOH get the same
   # verdict from the CTA rules (a control character), so hand awk SOH instead.
@@ -34,9 +35,11 @@ emit_parse_cta() {
     status=$?
   stage_id=${out%%"$nl"*}
   out=${out#*"$nl"}
+  task=$3
+  if [ "$status" -eq 0 ] && [ -z "$task" ]; then task=${out%%"$nl"*}; fi
   # A stage header on line 1 (**{ID} · {title}**) may name only this task.
-  if [ -n "$stage_id" ] && dr_task_id_ok "$stage_id" && [ "$stage_id" != "$3" ]; then
-    dr_err "$1" "the answer's stage header names $stage_id, not --task $3"
+  if [ -n "$stage_id" ] && [ -n "$task" ] && dr_task_id_ok "$stage_id" && [ "$stage_id" != "$task" ]; then
+    dr_err "$1" "the answer's stage header names $stage_id, not --task $task"
     return 1
   fi
   if [ "$status" -ne 0 ]; then
@@ -44,10 +47,40 @@ emit_parse_cta() {
     return 1
   fi
   out=${out%.}
+  printf -v "$4_task" '%s' "${out%%"$nl"*}"
+  out=${out#*"$nl"}
   printf -v "$4_next" '%s' "${out%%"$nl"*}"
   out=${out#*"$nl"}
   printf -v "$4_json" '%s' "${out%%"$nl"*}"
   printf -v "$4_options" '%s' "${out#*"$nl"}"
+}
+
+# emit_render <program> <root> <task> <stage> <command> <answer-file>
+#   <captured-by> <captured-at>: the CTA block (emit_parse_cta; an empty
+# <task> is the one its header names) and the snapshot rendered through the
+# writer's own renderer. Sets the caller's locals cta_task, cta_next,
+# cta_json, cta_options, content and content_redacted. 0, or 1 after
+# printing the refusal on stderr.
+emit_render() {
+  local anchor
+  emit_parse_cta "$1" "$6" "$3" cta || return 1
+  git_anchor_probe "$2" anchor
+  snapshot_render_core content "$1" "$cta_task" "$4" "$5" "$7" \
+    "$cta_next" "$8" "$cta_options" "${#cta_options}" -1 \
+    --response-file "$6" '' "$anchor"
+}
+
+# emit_answer_snapshot <program> <root> <task> <stage> <command> <answer-file>
+#   <captured-by> <captured-at> <lock-timeout>: writes the snapshot of the
+# answer's CTA block (an empty <task>: the one its header names), the whole
+# answer as the body. 0 written; 1 refused or I/O failure; 3 lock timeout.
+# The call behind emit-stage-snapshot and the Stop hook (stop-hook.sh).
+emit_answer_snapshot() {
+  local LC_ALL=C content content_redacted cta_task='' cta_next='' cta_json='' cta_options=''
+  emit_render "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" || return 1
+  snapshot_publish "$1" "$2" "$cta_task" "$9" "$content" || return $?
+  [ "$content_redacted" = 0 ] || dr_err "$1" "redacted $content_redacted secret(s) before saving"
+  return 0
 }
 
 # emit_stage_snapshot --root <dir> --task <ID> --stage <stage> --command </cmd>
@@ -58,9 +91,9 @@ emit_parse_cta() {
 # stage's own last step is what calls this.
 emit_stage_snapshot() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview anchor
+  local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview
   local nl=$'\n'
-  local cta_next='' cta_json='' cta_options=''
+  local cta_task='' cta_next='' cta_json='' cta_options=''
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''
   local opt_captured_by=agent opt_captured_at='' opt_dry_run='' opt_json=''
   dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
@@ -68,16 +101,13 @@ emit_stage_snapshot() {
     "--root --task --stage --command --response-file" "$@" || return $?
   dr_check_task_flag "$prog" "$opt_task" || return 1
   dr_readable_file "$prog" --response-file "$opt_response_file" || return 1
-  emit_parse_cta "$prog" "$opt_response_file" "$opt_task" cta || return 1
-  git_anchor_probe "$opt_root" anchor
-  snapshot_render_core content "$prog" "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
-    "$cta_next" "$opt_captured_at" "$cta_options" "${#cta_options}" -1 \
-    --response-file "$opt_response_file" '' "$anchor" || return 1
   if [ -z "$opt_dry_run$opt_json" ]; then
-    snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
-    [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"
-    return 0
+    emit_answer_snapshot "$prog" "$opt_root" "$opt_task" "$opt_stage" "$opt_command" \
+      "$opt_response_file" "$opt_captured_by" "$opt_captured_at" "$timeout"
+    return
   fi
+  emit_render "$prog" "$opt_root" "$opt_task" "$opt_stage" "$opt_command" \
+    "$opt_response_file" "$opt_captured_by" "$opt_captured_at" || return 1
   dr_resolve_root "$prog" "$opt_root" root || return 1
   dr_artifact_dir "$prog" "$root/datarim/snapshots" --check || return 1
   if [ -n "$opt_json" ]; then
