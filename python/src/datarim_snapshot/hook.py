@@ -60,17 +60,31 @@ def _usable(value: str) -> bool:
     return utf8_scan(raw, ctl=True) == ""
 
 
-def parse_payload(data: bytes) -> tuple[str, str] | None:
-    """(source, cwd) of a hook payload, or None unless it is one strict JSON object
-    (RFC 8259: UTF-8, no BOM, NaN or Infinity, nesting at most 64 deep) whose last
-    "source" and "cwd" members are strings without control characters. The same
-    verdicts as scripts/lib/hook-payload.awk."""
+def load_payload(data: bytes) -> dict[str, Any] | None:
+    """A hook payload as json.loads reads it, or None unless it is one strict JSON
+    object (RFC 8259: UTF-8, no BOM, NaN or Infinity, nesting at most 64 deep). The
+    same verdicts as the parser of scripts/lib/hook-payload.awk."""
     try:
         # parse_int=float: no digit-count limit, which the awk reader does not have.
         payload = json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=float)
     except (ValueError, RecursionError):
         return None
     if not isinstance(payload, dict) or _depth(payload) > MAX_DEPTH:
+        return None
+    return payload
+
+
+def usable_string(value: object) -> str | None:
+    """value when it is a string fit for use (see _usable), else None."""
+    return value if isinstance(value, str) and _usable(value) else None
+
+
+def parse_payload(data: bytes) -> tuple[str, str] | None:
+    """(source, cwd) of a hook payload, or None unless it is one strict JSON object
+    (load_payload) whose last "source" and "cwd" members are strings without
+    control characters. The same verdicts as scripts/lib/hook-payload.awk."""
+    payload = load_payload(data)
+    if payload is None:
         return None
     source, cwd = payload.get("source"), payload.get("cwd")
     if not (isinstance(source, str) and isinstance(cwd, str) and _usable(source) and _usable(cwd)):
