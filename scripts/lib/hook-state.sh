@@ -17,18 +17,18 @@
 # DATARIM_STATE_DIR must be absolute; a relative XDG_STATE_HOME is ignored,
 # as the XDG base directory rules say.
 hook_state_dir() {
-  local dir=${DATARIM_STATE_DIR:-}
-  if [ -z "$dir" ]; then
-    dir=${XDG_STATE_HOME:-}
-    case $dir in /*) ;; *)
+  local hook_dir=${DATARIM_STATE_DIR:-}
+  if [ -z "$hook_dir" ]; then
+    hook_dir=${XDG_STATE_HOME:-}
+    case $hook_dir in /*) ;; *)
       # An empty or relative HOME names no home: never fall back to /.local.
-      case ${HOME:-} in /*) dir=$HOME/.local/state ;; *) return 1 ;; esac
+      case ${HOME:-} in /*) hook_dir=$HOME/.local/state ;; *) return 1 ;; esac
       ;;
     esac
-    dir=$dir/datarim
+    hook_dir=$hook_dir/datarim
   fi
-  case $dir in /*) ;; *) return 1 ;; esac
-  printf -v "$1" '%s' "$dir"
+  case $hook_dir in /*) ;; *) return 1 ;; esac
+  printf -v "$1" '%s' "$hook_dir"
 }
 
 # hook_turns_pending <state>: 0 when some turn record exists. Builtins only.
@@ -75,10 +75,10 @@ hook_make_dir() {
 # hook_now <out-var>: DATARIM_NOW when it has the form YYYY-MM-DDTHH:MM:SSZ
 # (the hooks' clock for tests, as snapshot-list's), else the current time, UTC.
 hook_now() {
-  local LC_ALL=C d='[0123456789]'
-  # shellcheck disable=SC2254 # the pattern is built from $d on purpose
+  local LC_ALL=C hook_d='[0123456789]'
+  # shellcheck disable=SC2254 # the pattern is built from $hook_d on purpose
   case ${DATARIM_NOW:-} in
-    $d$d$d$d-$d$d-$d$d"T"$d$d:$d$d:$d$d"Z")
+    $hook_d$hook_d$hook_d$hook_d-$hook_d$hook_d-$hook_d$hook_d"T"$hook_d$hook_d:$hook_d$hook_d:$hook_d$hook_d"Z")
       printf -v "$1" '%s' "$DATARIM_NOW"
       return 0
       ;;
@@ -131,7 +131,7 @@ hook_turn_write() {
 # <prefix>_task and <prefix>_turn; 1 when it is no regular file or not a
 # complete record (the fields are checked by the caller).
 hook_turn_read() {
-  local LC_ALL=C line want key n=0
+  local LC_ALL=C line want key n=0 # no "_" in these: no <prefix>_<field> is one
   [ -f "$1" ] && [ ! -L "$1" ] || return 1
   for want in stage task turn; do printf -v "$2_$want" '%s' ''; done
   while IFS= read -r line; do
@@ -157,14 +157,14 @@ hook_turn_clear() {
 # Returns its status: 0 read, 1 not a strict JSON object, 3 too long,
 # 4 the text file cannot be written.
 hook_read_payload() {
-  local LC_ALL=C dir=${BASH_SOURCE[0]} out status=0
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  out=$(tr '\000\002' '\001\001' | DR_HOOK_LIMIT=262144 DR_HOOK_FIELDS=$2 \
-    DR_HOOK_TEXT=${3:-} DR_HOOK_TEXT_FILE=${4:-} DR_HOOK_COMMAND=${5:-} \
-    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/hook-fields.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
-    status=$?
-  printf -v "$1" '%s' "$out"
-  return "$status"
+  local LC_ALL=C hook_dir=${BASH_SOURCE[0]} hook_out hook_status=0
+  case $hook_dir in */*) hook_dir=${hook_dir%/*} ;; *) hook_dir=. ;; esac
+  hook_out=$(tr '\000\002' '\001\001' | DR_HOOK_LIMIT=262144 DR_HOOK_FIELDS=$2 \
+    DR_HOOK_TEXT=${3:-} DR_HOOK_TEXT_FILE=${4:-} DR_HOOK_COMMAND=${5:-} LC_ALL=C \
+    awk -f "$hook_dir/datarim-rules.awk" -f "$hook_dir/hook-fields.awk" -f "$hook_dir/hook-payload.awk" \
+    2>/dev/null) || hook_status=$?
+  printf -v "$1" '%s' "$hook_out"
+  return "$hook_status"
 }
 
 # hook_payload_failure <status> <out-var>: the log message for a
@@ -186,12 +186,12 @@ hook_usage() {
 
 # hook_line <text> <n> <out-var>: line <n> (from 1) of <text>.
 hook_line() {
-  local rest=$1 k=1
-  while [ "$k" -lt "$2" ]; do
-    rest=${rest#*$'\n'}
-    k=$((k + 1))
+  local hook_rest=$1 hook_k=1
+  while [ "$hook_k" -lt "$2" ]; do
+    hook_rest=${hook_rest#*$'\n'}
+    hook_k=$((hook_k + 1))
   done
-  printf -v "$3" '%s' "${rest%%$'\n'*}"
+  printf -v "$3" '%s' "${hook_rest%%$'\n'*}"
 }
 
 # hook_turns_clear_all <state> <message-var>: removes every turn record (a
