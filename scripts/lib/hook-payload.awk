@@ -76,7 +76,7 @@ function record_members(depth, path, count, first, last, open) {
     }
 }
 
-function parse_object(depth, path,    key, c, child, count, first, last, open, skipped) {
+function parse_object(depth, path,    key, c, child, count, first, last, open, skipped, seen) {
     if (depth > 64) fail()
     open = P
     P++
@@ -89,10 +89,11 @@ function parse_object(depth, path,    key, c, child, count, first, last, open, s
         if (!count) first = P
         key = parse_string()
         expect(":")
+        if (key in seen) DUP = 1
+        seen[key]
         child = depth == 1 ? key : path SUBSEP key
         skipped = !NOREC && index(key, SUBSEP)
         if (skipped) NOREC = 1
-        if (!NOREC && (child in TYPE)) DUP = 1
         parse_value(depth, child)
         record(child)
         if (skipped) NOREC = 0

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "session-start-hook": ("hook", "session_start_command", "dev-tools/session-start-hook.sh"),
     "prompt-hook": ("prompt_hook", "prompt_hook_command", "dev-tools/prompt-hook.sh"),
     "stop-hook": ("stop_hook", "stop_hook_command", "dev-tools/stop-hook.sh"),
+    "install-hooks": ("install_hooks", "install_hooks_command", "dev-tools/install-hooks.sh"),
     "show": ("lifecycle", "show_command", "dev-tools/snapshot-show.sh"),
     "list": ("lifecycle", "list_command", "dev-tools/snapshot-list.sh"),
     "archive": ("lifecycle", "archive_command", "dev-tools/snapshot-archive.sh"),
