@@ -75,7 +75,7 @@ BEGIN {
     }
     if (size > ENVIRON["DR_HOOK_LIMIT"] + 0) exit 3
     N = length(S)
-    if (utf8_scan(B, 1, str_bytes(S, B), 0, 0) != "") exit 1
+    if (!utf8_valid(S)) exit 1
     P = 1
     skip_ws()
     if (substr(S, P, 1) != "{") exit 1

@@ -155,7 +155,7 @@ BEGIN {
     else while ((getline part) > 0) { size += length(part); S = part }
     if (size > 1048576) exit 3
     N = length(S)
-    if (utf8_scan(B, 1, str_bytes(S, B), 0, 0) != "") exit 1
+    if (!utf8_valid(S)) exit 1
     P = 1
     skip_ws()
     if (substr(S, P, 1) != "{") exit 1

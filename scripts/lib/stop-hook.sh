@@ -47,14 +47,17 @@ stop_hook() {
     hook_drain
     return 0
   fi
-  local answer=$state/turns/.answer.${BASHPID:-$$}.$RANDOM
+  # The answer on its way to emit, emit's messages, and the turn record once
+  # read: removed together at the end (one rm, however the turn ended).
+  local answer=$state/turns/.answer.${BASHPID:-$$}.$RANDOM stop_spent=''
   stop_hook_capture "$state" "$answer"
-  rm -f -- "$answer" 2>/dev/null || :
+  rm -f -- "$answer" "$answer.err" ${stop_spent:+"$stop_spent"} 2>/dev/null || :
   return 0
 }
 
 # stop_hook_capture <state> <answer-file>: the hook once some turn record is
-# pending; the answer goes to <answer-file> on its way to emit.
+# pending; the answer goes to <answer-file> on its way to emit. Sets the
+# caller's stop_spent to the record it read.
 stop_hook_capture() {
   local state=$1 answer=$2 fields status=0 msg='' line sid file turn text cwd
   local rec_stage='' rec_task='' rec_turn=''
@@ -81,7 +84,7 @@ stop_hook_capture() {
   status=0
   hook_turn_read "$file" rec || status=$?
   # Read once: whatever follows, the record is spent.
-  hook_turn_clear "$file"
+  stop_spent=$file
   if [ "$status" -ne 0 ]; then
     hook_log "$state" stop-hook "the turn record of session $sid is malformed; nothing written"
     return 0
@@ -170,9 +173,13 @@ stop_hook_emit() {
     return 0
   fi
   hook_now stamp
-  err=$(emit_answer_snapshot stop-hook "$root" "$rec_task" "$rec_stage" "/dr-$rec_stage" "$2" agent \
-    "$stamp" "$timeout" 2>&1 >/dev/null) || status=$?
+  # emit's messages go to a file: no subshell to capture them.
+  emit_answer_snapshot stop-hook "$root" "$rec_task" "$rec_stage" "/dr-$rec_stage" "$2" agent \
+    "$stamp" "$timeout" >/dev/null 2>"$2.err" || status=$?
   [ "$status" -ne 0 ] || return 0
+  err=
+  { IFS= read -r -d '' err || :; } <"$2.err" 2>/dev/null
+  err=${err%$'\n'}
   # A turn whose answer has no CTA block (a question, say) owes no snapshot.
   case $err in *"has no CTA block"*) return 0 ;; esac
   err=${err//stop-hook: /}

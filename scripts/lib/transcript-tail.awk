@@ -55,7 +55,7 @@ BEGIN {
         if (!index(L[k], "\"assistant\"")) continue
         S = L[k]
         N = length(S)
-        if (utf8_scan(B, 1, str_bytes(S, B), 0, 0) != "") exit 1
+        if (!utf8_valid(S)) exit 1
         reset()
         P = 1
         skip_ws()

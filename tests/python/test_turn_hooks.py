@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,6 +20,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from fuzzkit import FUZZ
+from hypothesis import given
+from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parents[2]
 HOOKS = {
@@ -254,3 +258,121 @@ def test_a_hooks_own_temp_file_is_no_pending_turn(
     done = _run(HOOKS[impl]["stop"], env, input=b"not json")
     assert [done.returncode, done.stdout, done.stderr] == [0, b"", b""]
     assert not (turns.parent / "hooks.log").exists()  # the payload was never parsed
+
+
+def _awk_utf8_valid(awk: list[str], samples: list[bytes], scratch: Path) -> list[bool]:
+    """utf8_valid of datarim-rules.awk over samples (hex-encoded, one a line)."""
+    program = scratch / "utf8.awk"
+    program.write_text(
+        'function unhex(h,    i, out) { out = ""; for (i = 1; i < length(h); i += 2)'
+        ' out = out sprintf("%c", (index("0123456789abcdef", substr(h, i, 1)) - 1) * 16'
+        ' + index("0123456789abcdef", substr(h, i + 1, 1)) - 1); return out }\n'
+        "BEGIN { rules_init() }\n{ print utf8_valid(unhex($0)) }\n"
+    )
+    rules = str(REPO / "scripts" / "lib" / "datarim-rules.awk")
+    lines = "".join(sample.hex() + "\n" for sample in samples).encode()
+    done = subprocess.run(
+        [*awk, "-f", rules, "-f", str(program)],
+        input=lines,
+        capture_output=True,
+        env={"LC_ALL": "C", "PATH": os.environ["PATH"]},
+        check=True,
+    )
+    return [line == b"1" for line in done.stdout.splitlines()]
+
+
+def _python_valid(sample: bytes) -> bool:
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("awk", [["awk"], ["busybox", "awk"]], ids=["awk", "busybox-awk"])
+def test_utf8_valid_is_pythons_strict_decoding(awk: list[str], tmp_path: Path) -> None:
+    """The payload readers check UTF-8 with one regex; it must be exactly strict
+    decoding: every lead and continuation byte at every boundary, and random runs."""
+    import random
+
+    if awk[0] == "busybox" and shutil.which("busybox") is None:
+        pytest.skip("no busybox here")
+    rng = random.Random(13)
+    edges = [0x00, 0x01, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF]
+    edges += [0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+    samples = [bytes([a]) for a in edges]
+    samples += [bytes([a, b]) for a in edges for b in edges]
+    samples += [bytes([a, b, c]) for a in edges[10:] for b in edges[3:10] for c in edges[3:10]]
+    samples += [
+        bytes([a, b, c, d])
+        for a in edges[-6:]
+        for b in edges[3:10]
+        for c in (0x80, 0xBF)
+        for d in (0x80, 0xC0)
+    ]
+    samples += ["ünï — код 😀".encode() + bytes([rng.randrange(256)]) for _ in range(50)]
+    samples += [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 12))) for _ in range(2000)]
+    samples = [s.replace(b"\x00", b"\x01").replace(b"\n", b" ") for s in samples]
+    verdicts = _awk_utf8_valid(awk, samples, tmp_path)
+    assert len(verdicts) == len(samples)
+    assert verdicts == [_python_valid(s) for s in samples]
+
+
+_JSONISH = st.text(
+    alphabet='{}[]:,"\\ \t\n\r0123456789.eE+-truefalsnNaIiy\u00e9\x01\ufeffuab', max_size=40
+)
+
+
+def _outcome(read: object, text: str) -> object:
+    try:
+        return ("value", read(text))  # type: ignore[operator]
+    except (ValueError, RecursionError) as exc:
+        return ("refused", type(exc).__name__)
+
+
+@FUZZ
+@given(
+    text=st.one_of(
+        _JSONISH,
+        st.builds(
+            json.dumps,
+            st.recursive(
+                st.one_of(
+                    st.none(),
+                    st.booleans(),
+                    st.integers(),
+                    st.floats(allow_nan=False),
+                    st.text(max_size=5),
+                ),
+                lambda inner: st.one_of(
+                    st.lists(inner, max_size=3),
+                    st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                ),
+                max_leaves=10,
+            ),
+        ),
+    )
+)
+def test_the_payload_reader_reads_as_json_loads(text: str) -> None:
+    """payload.loads takes the C scanner's short cut; its values and verdicts must be
+    json.loads' own (with parse_int=float and NaN/Infinity refused)."""
+    from datarim_snapshot import payload
+
+    def reference(value: str) -> object:
+        def refuse(name: str) -> object:
+            raise ValueError(name)
+
+        return json.loads(value, parse_constant=refuse, parse_int=float)
+
+    assert _outcome(payload.loads, text) == _outcome(reference, text)
+
+
+def test_a_hook_reading_its_payload_imports_no_json_module() -> None:
+    """The short cut is taken: neither json nor re is loaded for a valid payload."""
+    code = (
+        "import sys; from datarim_snapshot.payload import load_payload; "
+        "assert load_payload(b'{\"a\": [1, \"x\"]}') == {'a': [1.0, 'x']}; "
+        "print(sorted(m for m in ('json', 're') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+    assert done.stdout == b"[]\n"

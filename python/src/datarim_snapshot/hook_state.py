@@ -229,7 +229,7 @@ class Payload(Record):
         """("s", text) for a string without U+0000, lone surrogates or control
         characters; ("t"|"f"|"n", "") for true, false, null; ("-", "") absent;
         ("x", "") anything else."""
-        from .hook import usable_string
+        from .payload import usable_string
 
         if name not in self.members:
             return "-", ""
@@ -302,7 +302,7 @@ def read_payload(stream: BinaryIO) -> tuple[int, Payload | None]:
     if len(data) > PAYLOAD_LIMIT:
         drain(stream)
         return 3, None
-    from .hook import load_payload
+    from .payload import load_payload
 
     members = load_payload(data)
     return (0, Payload(members)) if members is not None else (1, None)

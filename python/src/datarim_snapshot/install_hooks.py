@@ -103,7 +103,7 @@ def _load(data: bytes) -> str:
     raises RefusedError (exit 1) naming what is wrong."""
     if len(data) > FILE_LIMIT:
         raise RefusedError("--file is over 1 MiB; left unchanged")
-    from .hook import load_payload
+    from .payload import load_payload
 
     if load_payload(data) is None:
         raise RefusedError("--file is not one strict JSON object; left unchanged")

@@ -148,7 +148,7 @@ def read_transcript_answer(field: tuple[str, str]) -> tuple[bytes | None, str]:
             tail = handle.read(TRANSCRIPT_TAIL)
     except OSError:
         return None, "transcript_path is not a readable file"
-    from .hook import load_payload
+    from .payload import load_payload
 
     lines = tail.split(b"\n")
     if lines and lines[-1] == b"":
