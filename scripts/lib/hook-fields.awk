@@ -66,10 +66,8 @@ function text_line(name,    t) {
 BEGIN {
     rules_init()
     RS = "\002"
-    records = 0
     size = 0
     while ((getline part) > 0) {
-        records++
         size += length(part)
         S = part
     }
