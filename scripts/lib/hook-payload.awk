@@ -88,6 +88,9 @@ function parse_object(depth, path,    key, c, child, count, first, last, open, s
         if (substr(S, P, 1) != "\"") fail()
         if (!count) first = P
         key = parse_string()
+        # A key holding U+0000 or a lone surrogate names no member we read
+        # (json.loads keeps those characters; awk strings cannot).
+        if (STRBAD) key = "\001" key
         expect(":")
         if (key in seen) DUP = 1
         seen[key]
