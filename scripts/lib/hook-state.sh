@@ -8,9 +8,21 @@
 #   <state>/turns/<session-id>  the turn record of a session (hook_turn_write)
 #
 # <state> is ${DATARIM_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/datarim}.
-# This file loads nothing else: the Stop hook's common path (no turn record
-# at all) costs only what it defines. Sourcing defines hook_* functions and
+# Sourcing defines hook_* functions (plus those of datarim-common.sh) and
 # nothing else.
+
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_hook_state=1 && shopt -u expand_aliases; fi
+
+_hook_state_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/datarim-common.sh
+  . "$dir/datarim-common.sh"
+}
+_hook_state_load
+unset -f _hook_state_load
 
 # hook_state_dir <out-var>: the state directory; 1 when there is none (no
 # absolute DATARIM_STATE_DIR, XDG_STATE_HOME or HOME to build it from).
@@ -83,12 +95,7 @@ hook_now() {
       return 0
       ;;
   esac
-  if [ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 2 ]; }; then
-    local TZ=UTC
-    printf -v "$1" '%(%Y-%m-%dT%H:%M:%SZ)T' -1
-  else
-    printf -v "$1" '%s' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  fi
+  dr_now_utc "$1"
 }
 
 # hook_log <state> <hook> <message>: appends one line to <state>/hooks.log
@@ -177,13 +184,6 @@ hook_payload_failure() {
   esac
 }
 
-# hook_usage <name>: prints scripts/lib/text/usage-<name>.txt (shared with the Python port).
-hook_usage() {
-  local dir=${BASH_SOURCE[0]}
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  cat -- "$dir/text/usage-$1.txt"
-}
-
 # hook_line <text> <n> <out-var>: line <n> (from 1) of <text>.
 hook_line() {
   local hook_rest=$1 hook_k=1
@@ -202,3 +202,6 @@ hook_turns_clear_all() {
   LC_ALL=C rm -f -- "$1"/turns/* 2>/dev/null || :
   printf -v "$2" '%s' "${!2}; cannot tell its session, so every pending turn record was dropped"
 }
+
+[ -z "${_dr_aliases_hook_state-}" ] || shopt -s expand_aliases
+unset _dr_aliases_hook_state

@@ -18,6 +18,10 @@
 # Sourcing defines install_hooks* functions (plus those of datarim-common.sh)
 # and nothing else.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_install_hooks=1 && shopt -u expand_aliases; fi
+
 _install_hooks_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -66,7 +70,8 @@ install_hooks_listing() {
 }
 
 # install_hooks_main: see the top.
-install_hooks_main() {
+install_hooks_main() { dr_call install_hooks_main_body "$@"; } # with our shell options
+install_hooks_main_body() {
   local prog=install-hooks status=0 file template dir out added content tmp new=1 list nl=$'\n'
   local opt_runtime='' opt_file='' opt_hook_command=''
   dr_parse_flags "$prog" "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
@@ -171,3 +176,6 @@ install_hooks_replace() {
   rm -f -- "$tmp" 2>/dev/null || :
   return 1
 }
+
+[ -z "${_dr_aliases_install_hooks-}" ] || shopt -s expand_aliases
+unset _dr_aliases_install_hooks

@@ -15,6 +15,10 @@
 # hooks log. Twin of python/src/datarim_snapshot/prompt_hook.py. Sourcing
 # defines prompt_hook* functions (plus those of hook-state.sh) and nothing else.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_prompt_hook=1 && shopt -u expand_aliases; fi
+
 _prompt_hook_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -25,10 +29,11 @@ _prompt_hook_load
 unset -f _prompt_hook_load
 
 # prompt_hook [-h|--help]: the hook (see the top). Always returns 0.
-prompt_hook() {
+prompt_hook() { dr_call prompt_hook_body "$@"; } # with our shell options
+prompt_hook_body() {
   local state fields status=0 msg='' line sid turn command stage task file
   case ${1:-} in -h | --help)
-    hook_usage prompt-hook
+    dr_usage prompt-hook
     return 0
     ;;
   esac
@@ -85,3 +90,6 @@ prompt_hook() {
   fi
   return 0
 }
+
+[ -z "${_dr_aliases_prompt_hook-}" ] || shopt -s expand_aliases
+unset _dr_aliases_prompt_hook

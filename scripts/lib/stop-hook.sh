@@ -16,9 +16,14 @@
 # Never blocks a turn: it prints nothing and returns 0; a failure is one line
 # in the hooks log (an answer without a CTA block is none). With no turn
 # record pending in any session it reads the payload, unparsed, and returns:
-# most turns cost a bash start. Twin of python/src/datarim_snapshot/stop_hook.py.
+# most turns cost a bash start and the libraries' reading. Twin of
+# python/src/datarim_snapshot/stop_hook.py.
 # Sourcing defines stop_hook* functions (plus those of hook-state.sh; the
 # emit library loads when a snapshot may be due) and nothing else.
+
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_stop_hook=1 && shopt -u expand_aliases; fi
 
 _stop_hook_load() {
   local dir=${BASH_SOURCE[0]}
@@ -30,10 +35,11 @@ _stop_hook_load
 unset -f _stop_hook_load
 
 # stop_hook [-h|--help]: the hook (see the top). Always returns 0.
-stop_hook() {
+stop_hook() { dr_call stop_hook_body "$@"; } # with our shell options
+stop_hook_body() {
   local state
   case ${1:-} in -h | --help)
-    hook_usage stop-hook
+    dr_usage stop-hook
     return 0
     ;;
   esac
@@ -185,3 +191,6 @@ stop_hook_emit() {
   err=${err//stop-hook: /}
   hook_log "$state" stop-hook "$what: snapshot not written (exit $status): ${err//$'\n'/; }"
 }
+
+[ -z "${_dr_aliases_stop_hook-}" ] || shopt -s expand_aliases
+unset _dr_aliases_stop_hook

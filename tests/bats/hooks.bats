@@ -79,3 +79,21 @@ PY
   [ -f "$ROOT/settings.json" ]
   grep -q 'takes no arguments' "$BATS_TEST_TMPDIR/state/hooks.log"
 }
+
+@test "a turn and an install with SHELLOPTS and BASHOPTS in the environment work as under the defaults" {
+  local state=$BATS_TEST_TMPDIR/state opts='failglob:nullglob:dotglob:nocaseglob:nocasematch'
+  printf '{"session_id": "s-1", "cwd": "%s", "prompt": "/dr-do TUNE-0032"}' "$ROOT" |
+    env SHELLOPTS=noglob BASHOPTS=$opts DATARIM_STATE_DIR="$state" "$REPO/dev-tools/prompt-hook.sh"
+  [ "$(cat "$state/turns/s-1")" = $'stage=do\ntask=TUNE-0032\nturn=' ]
+  # shellcheck disable=SC2016 # the backticks are the CTA's, for Python
+  python3 -c 'import json, sys; print(json.dumps({"session_id": "s-1", "cwd": sys.argv[1],
+    "last_assistant_message": "**Следующий шаг — TUNE-0032** (L1, x)\n\n1. `/dr-qa TUNE-0032` — **рекомендуется** — go\n"}))' "$ROOT" |
+    env SHELLOPTS=noglob BASHOPTS=$opts DATARIM_STATE_DIR="$state" "$REPO/dev-tools/stop-hook.sh"
+  [ -f "$ROOT/datarim/snapshots/TUNE-0032.snapshot.md" ]
+  [ -z "$(ls -A "$state/turns")" ]
+  [ ! -e "$state/hooks.log" ]
+  run env SHELLOPTS=noglob BASHOPTS=$opts "$REPO/dev-tools/install-hooks.sh" --runtime codex --file "$ROOT/hooks.json"
+  [ "$status" -eq 0 ]
+  run env SHELLOPTS=noglob BASHOPTS=$opts "$REPO/dev-tools/install-hooks.sh" --runtime codex --file "$ROOT/hooks.json"
+  [ "$output" = "install-hooks: the hooks are already in $ROOT/hooks.json; nothing changed" ]
+}
