@@ -1,13 +1,15 @@
 # Reads the CTA block that ends a /dr-* stage's answer (CONTRACT §7).
-# Input: the answer on stdin. ENVIRON: DR_TASK (the --task value), DR_REDACT
+# Input: the answer on stdin. ENVIRON: DR_TASK (the --task value; empty: the
+# task the block's header names, which must pass the task-ID rule), DR_REDACT
 # (0: the JSON keeps secrets). Needs datarim-rules.awk and datarim-redact.awk
 # before it on the awk command line; run with LC_ALL=C
 # (strings are bytes; the Russian tokens below are matched as UTF-8 bytes).
 #
 # Output, first line always: the word a stage header on line 1
 # (**{ID} · {title}**) names, or empty; the caller applies the task-ID rule.
-# Then, exit 0: recommended_next, the JSON object, the options lines (the
-# primary first, each ending in a newline), and "."; exit 1: the refusal.
+# Then, exit 0: the task ID, recommended_next, the JSON object, the options
+# lines (the primary first, each ending in a newline), and "."; exit 1: the
+# refusal.
 #
 # The block starts at the LAST header line of the answer outside code fences
 # and ends at its closing "---" line (or the end of the answer); text after it
@@ -170,7 +172,10 @@ END {
         cta_refuse("--response-file has no CTA block (a line starting **Следующий шаг — <ID>, **QA failed для <ID> or **Expectations BLOCKED для <ID>, or in English **Next step — <ID>, **QA failed for <ID> or **Expectations BLOCKED for <ID>)")
     if (hid == "") cta_refuse("the CTA header names no task ID")
     if (hid_runs_on) cta_refuse("the CTA header's task ID " hid " runs on into other text (want a space or ** after it)")
-    if (hid != ENVIRON["DR_TASK"]) cta_refuse("the CTA block is for " hid ", not --task " ENVIRON["DR_TASK"])
+    task = ENVIRON["DR_TASK"]
+    if (task == "" && !is_task_id(hid)) cta_refuse("the CTA header's task ID " hid " is not a valid task ID")
+    if (task == "") task = hid
+    if (hid != task) cta_refuse("the CTA block is for " hid ", not --task " task)
     if (n == 0) cta_refuse("the CTA block has no numbered options")
     if (n > MAX_OPTIONS) cta_refuse("the CTA block has " n " options (at most " MAX_OPTIONS ")")
 
@@ -209,7 +214,7 @@ END {
     redacting = ENVIRON["DR_REDACT"] != "0"
     if (redacting) redact_init()
     lines = item[primary] "\n"
-    json = "{\"task_id\":" json_string(ENVIRON["DR_TASK"]) ",\"recommended_next\":" json_string(next_cmd) \
+    json = "{\"task_id\":" json_string(task) ",\"recommended_next\":" json_string(next_cmd) \
         ",\"options\":[" json_string(redacting ? redact_text(item[primary]) : item[primary])
     for (k = 1; k <= n; k++) {
         if (k == primary) continue
@@ -218,5 +223,5 @@ END {
     }
     json = json "]}"
     if (length(lines) > CAP) cta_refuse("the CTA options take " length(lines) " bytes, more than the " CAP "-byte cap")
-    printf "%s\n%s\n%s.", next_cmd, json, lines
+    printf "%s\n%s\n%s\n%s.", task, next_cmd, json, lines
 }

@@ -103,8 +103,9 @@ def without_new_kb_notice(
     """A successful write's stderr without the notice that opens it when the write
     started a knowledge base (its datarim/ held none of KB_MARKERS before); asserts
     the notice is there then. What is left must be checked by the caller."""
+    artefact = r"((?:.*/)?datarim)/(?:snapshots|sessions)/[^/]+\.(?:snapshot|session)\.md"
     for rel in after:
-        match = re.fullmatch(r"((?:.*/)?datarim)/(?:snapshots|sessions)/[^/]+\.(?:snapshot|session)\.md", rel)
+        match = re.fullmatch(artefact, rel)
         if match is None or after[rel] == before.get(rel):
             continue
         datarim = match.group(1)

@@ -47,11 +47,12 @@ _ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 
 
 class CtaBlock(Record):
-    """What a snapshot takes from the block: recommended_next and its options lines."""
+    """What a snapshot takes from the block: its task, recommended_next and its options lines."""
 
-    __slots__ = ("recommended_next", "options")
+    __slots__ = ("task_id", "recommended_next", "options")
 
-    def __init__(self, recommended_next: str, options: list[str]) -> None:
+    def __init__(self, task_id: str, recommended_next: str, options: list[str]) -> None:
+        self.task_id = task_id
         self.recommended_next = recommended_next
         self.options = options  # "<command and args> | <purpose>" or plain text; primary first
 
@@ -231,18 +232,20 @@ def _marked(rest: bytes, word: bytes) -> bool:
     return rest == word or rest.startswith(word + _SEP)
 
 
-def read_cta(path: str, task: str) -> CtaBlock:
-    """The CTA block ending the answer at path, for task; RefusedError names what is wrong."""
+def read_cta(path: str, task: str | None) -> CtaBlock:
+    """The CTA block ending the answer at path, for task (None: the task its header
+    names, which must pass the task-ID rule); RefusedError names what is wrong."""
     with open(path, "rb") as handle:
         return read_cta_chunks(handle, task)
 
 
-def read_cta_chunks(chunks: Iterable[bytes], task: str) -> CtaBlock:
+def read_cta_chunks(chunks: Iterable[bytes], task: str | None) -> CtaBlock:
     """read_cta of the answer the chunks (bytes, read in order) hold."""
     scan = _scan(_raw_lines(chunks))
     stage_id = scan.stage_id.decode("latin-1")
-    if stage_id and task_id_ok(stage_id) and stage_id != task:
-        raise RefusedError(f"the answer's stage header names {stage_id}, not --task {task}")
+    from_header = task is None
+    if task is not None:
+        _check_stage_header(stage_id, task)
     if not scan.found or scan.options is None:
         raise RefusedError(
             "--response-file has no CTA block (a line starting **Следующий шаг — <ID>,"
@@ -257,6 +260,10 @@ def read_cta_chunks(chunks: Iterable[bytes], task: str) -> CtaBlock:
             f"the CTA header's task ID {header_id} runs on into other text"
             " (want a space or ** after it)"
         )
+    if task is None:
+        if not task_id_ok(header_id):
+            raise RefusedError(f"the CTA header's task ID {header_id} is not a valid task ID")
+        task = header_id
     if header_id != task:
         raise RefusedError(f"the CTA block is for {header_id}, not --task {task}")
     if scan.count == 0:
@@ -294,4 +301,12 @@ def read_cta_chunks(chunks: Iterable[bytes], task: str) -> CtaBlock:
     size = sum(len(item) + 1 for item in items)
     if size > CAP:
         raise RefusedError(f"the CTA options take {size} bytes, more than the {CAP}-byte cap")
-    return CtaBlock(recommended.decode(), [item.decode() for item in items])
+    if from_header:  # only now is the task known
+        _check_stage_header(stage_id, task)
+    return CtaBlock(task, recommended.decode(), [item.decode() for item in items])
+
+
+def _check_stage_header(stage_id: str, task: str) -> None:
+    """A stage header on line 1 (**{ID} · {title}**) may name only this task."""
+    if stage_id and task_id_ok(stage_id) and stage_id != task:
+        raise RefusedError(f"the answer's stage header names {stage_id}, not --task {task}")

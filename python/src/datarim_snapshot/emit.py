@@ -87,24 +87,30 @@ class Emission(FrozenRecord):
 
 def emit_stage_snapshot(
     root: PathLike,
-    task: str,
+    task: str | None,
     stage: str,
     command: str,
     response_file: PathLike,
     captured_by: str = "agent",
     captured_at: str | None = None,
     dry_run: bool = False,
+    lock_timeout: int | None = None,
 ) -> Emission | None:
-    """Writes <root>/datarim/snapshots/<task>.snapshot.md from the answer's CTA block.
+    """Writes <root>/datarim/snapshots/<task>.snapshot.md from the answer's CTA block
+    (task None: the task the block's header names; the Stop hook's case).
 
     Returns what was written (None when DATARIM_DISABLE_SNAPSHOT=1); with
     dry_run, checks everything the write would and touches nothing. Raises
-    RefusedError (1), UsageError (2) or LockBusyError (3).
+    RefusedError (1), UsageError (2) or LockBusyError (3). lock_timeout (seconds)
+    overrides DR_SNAPSHOT_LOCK_TIMEOUT.
     """
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
-    timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
-    check_task_flag(task)
+    if lock_timeout is None:
+        lock_timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    timeout = lock_timeout
+    if task is not None:
+        check_task_flag(task)
     stamp = captured_at or now_utc()
     answer = os.fspath(response_file)
     fsops.require_readable(answer, "--response-file")
@@ -116,6 +122,7 @@ def emit_stage_snapshot(
             block = read_cta_chunks(_chunks(body, stream), task)
     except OSError:
         raise RefusedError("--response-file is not a readable file") from None
+    task = block.task_id
     options = "".join(item + "\n" for item in block.options).encode()
     content, redacted = render_snapshot_counted(
         task,
