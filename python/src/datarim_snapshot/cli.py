@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "dev-tools/check-session-handoff.sh",
     ),
     "session-replay": ("session_commands", "session_replay_command", "dev-tools/session-replay.sh"),
+    "doctor": ("doctor", "doctor_command", "dev-tools/doctor.sh"),
     "session-reverify": (
         "session_commands",
         "session_reverify_command",
