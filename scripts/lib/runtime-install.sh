@@ -27,6 +27,10 @@
 # Sourcing defines runtime_install_* functions (plus those of the libraries
 # it loads) and nothing else.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_runtime_install=1 && shopt -u expand_aliases; fi
+
 _runtime_install_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -35,9 +39,6 @@ _runtime_install_load() {
 }
 _runtime_install_load
 unset -f _runtime_install_load
-
-# Maintainer tools of this repository that never go to a runtime.
-RUNTIME_INSTALL_SKIP=' bench-floor.sh check-python39.sh demo.sh demo-resume.sh lint.sh test-busybox.sh '
 
 # runtime_install_say <message>: one line of progress on stdout.
 runtime_install_say() {
@@ -49,11 +50,13 @@ runtime_install_say() {
 # dev-tools/*.sh (maintainer tools aside), so that a /dr-* command run
 # meanwhile finds the libraries of the entry points it calls.
 runtime_install_payload() {
+  # Maintainer tools of this repository, which never go to a runtime.
+  local skip=' bench-floor.sh check-python39.sh demo.sh demo-resume.sh lint.sh test-busybox.sh '
   local path name list=''
   for path in "$1"/scripts/lib/* "$1"/scripts/lib/text/* "$1"/dev-tools/*.sh; do
     [ -f "$path" ] && [ ! -L "$path" ] || continue
     name=${path##*/}
-    case $path in "$1"/dev-tools/*) case $RUNTIME_INSTALL_SKIP in *" $name "*) continue ;; esac ;; esac
+    case $path in "$1"/dev-tools/*) case $skip in *" $name "*) continue ;; esac ;; esac
     list=$list${path#"$1"/}$'\n'
   done
   printf -v "$2" '%s' "$list"
@@ -346,7 +349,8 @@ runtime_install_restore() {
 }
 
 # runtime_install_main [--restore] [--runtime <dir>]: the command line.
-runtime_install_main() {
+runtime_install_main() { dr_call runtime_install_main_body "$@"; } # with our shell options
+runtime_install_main_body() {
   local prog=install status=0 runtime dir source
   local opt_restore='' opt_runtime=''
   dr_parse_flags "$prog" "--restore --runtime=" "" "$@" || status=$?
@@ -364,3 +368,6 @@ runtime_install_main() {
   source=${dir%/scripts/lib}
   runtime_install_install "$prog" "$source" "$runtime"
 }
+
+[ -z "${_dr_aliases_runtime_install-}" ] || shopt -s expand_aliases
+unset _dr_aliases_runtime_install
