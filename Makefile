@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: all test suites lint bats bats-busybox pytest demo bench bench-load fuzz venv clean
+.PHONY: all test suites lint bats bats-busybox pytest demo bench bench-load fuzz venv clean install restore
 
 all: test
 
@@ -60,6 +60,15 @@ bench-load: $(STAMP)
 ## make fuzz: the long property-based runs (make test runs a bounded number).
 fuzz: $(STAMP)
 	DATARIM_FUZZ_EXAMPLES=2000 $(PYTEST) tests/python -k "property or fuzz"
+
+## make install: this project's suite into ${DATARIM_RUNTIME:-$$HOME/.claude}
+## (dev-tools/, scripts/lib/), where the reference's /dr-* commands call it,
+## keeping what it replaces; make restore puts that back (docs/coming-from-the-reference.md).
+install:
+	dev-tools/install.sh
+
+restore:
+	dev-tools/install.sh --restore
 
 clean:
 	rm -rf $(VENV) .bench .busybox

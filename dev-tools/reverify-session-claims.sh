@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Entry point for the claim re-verification probes: exit 0 the claim holds,
-# 1 it does not (banner on stdout), 2 bad input, 3 not a git work tree.
-# See scripts/lib/session-probes.sh.
+# Entry point for the claim re-verification probes: exit 0 the probe ran (a
+# failed claim's banner on stdout; with --exit-code 1 when the claim failed),
+# 2 bad input, 3 not a git work tree. See scripts/lib/session-probes.sh.
 set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/session-probes.sh

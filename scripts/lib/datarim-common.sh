@@ -72,8 +72,8 @@ dr_usage() {
 # that must be present; "@--task" in <spec> makes a bare argument, wherever
 # it stands, the value of --task. Sets opt_<flag> (dashes as underscores),
 # which the caller declares local. Returns 0, 2 after reporting a usage
-# error, or 4 for -h/--help. An empty value is a usage error (2) like a
-# missing one.
+# error, 5 after reporting missing required flags, or 4 for -h/--help. An
+# empty value is a usage error (2) like a missing one.
 dr_parse_flags() {
   local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' positional IFS=$' \t\n'
   shift 3
@@ -130,22 +130,28 @@ dr_parse_flags() {
   done
   if [ -n "$missing" ]; then
     dr_err "$prog" "missing required flag(s):$missing"
-    return 2
+    return 5
   fi
   return 0
 }
 
 # dr_writer_flags <program> <timeout-env> <timeout-var> <spec> <required> "$@":
 # how every writer starts. Parses the flags (dr_parse_flags; the caller
-# declares the opt_* locals), prints the usage for -h/--help, reads the lock
-# timeout from <timeout-env> into <timeout-var> and defaults opt_captured_at
-# to now. Returns 0, or 2 (usage, help included) for the writer to exit with.
+# declares the opt_* locals), prints the usage for -h/--help (and on stderr
+# after the line naming missing flags, as the reference's writers do: spec
+# §8), reads the lock timeout from <timeout-env> into <timeout-var> and
+# defaults opt_captured_at to now. Returns 0, or 2 (usage, help included)
+# for the writer to exit with.
 dr_writer_flags() {
   local dr_wf_status=0 dr_wf_prog=$1 dr_wf_env=$2 dr_wf_var=$3 dr_wf_spec=$4 dr_wf_required=$5
   shift 5
   dr_parse_flags "$dr_wf_prog" "$dr_wf_spec" "$dr_wf_required" "$@" || dr_wf_status=$?
   if [ "$dr_wf_status" -eq 4 ]; then
     dr_usage "$dr_wf_prog"
+    return 2
+  fi
+  if [ "$dr_wf_status" -eq 5 ]; then
+    dr_usage "$dr_wf_prog" >&2
     return 2
   fi
   [ "$dr_wf_status" -eq 0 ] || return "$dr_wf_status"
@@ -249,9 +255,11 @@ dr_read_prefix_stdin() {
   printf -v "$2_nul" '%s' "$nul"
 }
 
-# dr_is_knowledge_base <dir>: a datarim/ directory that holds a knowledge base.
+# dr_is_knowledge_base <dir>: a datarim/ directory that holds a knowledge base
+# (spec §8): tasks.md, backlog.md, activeContext.md, tasks/, snapshots/ or
+# sessions/. A bare datarim/ (the framework's own source tree has one) is not.
 dr_is_knowledge_base() {
-  [ -e "$1/activeContext.md" ] || [ -e "$1/tasks.md" ] || [ -d "$1/tasks" ] ||
+  [ -e "$1/activeContext.md" ] || [ -e "$1/tasks.md" ] || [ -e "$1/backlog.md" ] || [ -d "$1/tasks" ] ||
     [ -d "$1/snapshots" ] || [ -d "$1/sessions" ]
 }
 
@@ -668,21 +676,61 @@ dr_artifact_state() {
   fi
 }
 
-# dr_find_root <out-var> [<start>]: the nearest directory, from <start> (an
-# absolute path; default the current directory) upwards, that holds a
-# datarim/ directory; <start> itself when none does.
-dr_find_root() {
-  local start=${2:-${PWD:-/}} dir
+# dr_discover_root <root-var> <reason-var> [<start>]: the workspace root of a
+# reader or hook given no --root (spec §8), looked for from <start> (an
+# absolute path; default the current directory) upwards: the git top level
+# when its datarim/ is a knowledge base (reason git-top-level), else the
+# nearest directory whose datarim/ is one (nearest-knowledge-base), else
+# <start> itself (current-directory). The one rule every reader and hook
+# follows; <reason-var> says which part of it chose (doctor prints it).
+# The git top level is found the way git finds it, without running git: the
+# nearest directory holding .git (a gitfile, or a directory with HEAD),
+# never looking above an entry of GIT_CEILING_DIRECTORIES.
+dr_discover_root() {
+  local start=${3:-${PWD:-/}} dir nearest='' searching_git=1 ceilings=: rest entry
+  rest=${GIT_CEILING_DIRECTORIES:-}
+  while [ -n "$rest" ]; do
+    entry=${rest%%:*}
+    rest=${rest#"$entry"}
+    rest=${rest#:}
+    case $entry in /?*/) entry=${entry%/} ;; esac
+    ceilings=$ceilings$entry:
+  done
   dir=$start
   while :; do
-    if [ -d "$dir/datarim" ]; then
-      printf -v "$1" '%s' "${dir:-/}" # "": the walk reached /
-      return 0
+    # "$dir" is "" once the walk reaches /, so "$dir/datarim" is /datarim.
+    if [ -n "$searching_git" ] && { [ -f "$dir/.git" ] || [ -f "$dir/.git/HEAD" ]; }; then
+      searching_git=
+      if dr_is_knowledge_base "$dir/datarim"; then
+        printf -v "$1" '%s' "${dir:-/}"
+        printf -v "$2" '%s' git-top-level
+        return 0
+      fi
+      [ -z "$nearest" ] || break
+    fi
+    if [ -z "$nearest" ] && dr_is_knowledge_base "$dir/datarim"; then
+      nearest=${dir:-/}
+      [ -n "$searching_git" ] || break
     fi
     [ -z "$dir" ] || [ "$dir" = / ] && break
     dir=${dir%/*}
+    case $ceilings in *":${dir:-/}:"*) searching_git= ;; esac
+    [ -n "$searching_git" ] || [ -z "$nearest" ] || break
   done
+  if [ -n "$nearest" ]; then
+    printf -v "$1" '%s' "$nearest"
+    printf -v "$2" '%s' nearest-knowledge-base
+    return 0
+  fi
   printf -v "$1" '%s' "$start"
+  printf -v "$2" '%s' current-directory
+}
+
+# dr_find_root <out-var> [<start>]: dr_discover_root's root alone.
+dr_find_root() {
+  # shellcheck disable=SC2034 # the reason is not wanted here
+  local dr_find_root_reason
+  dr_discover_root "$1" dr_find_root_reason "${2:-}"
 }
 
 # dr_checker_flags <program> <id-flag> <self-test-fn> <done-var> "$@": how
@@ -715,7 +763,7 @@ dr_checker_flags() {
 }
 
 # dr_reader_root <program> <root-flag> <out-var>: the root a reader works in:
-# --root when given (it must be a directory), else dr_find_root's. Returns 3
+# --root when given (it must be a directory), else dr_discover_root's. Returns 3
 # (usage) after reporting a --root that is not a directory.
 dr_reader_root() {
   if [ -z "$2" ]; then

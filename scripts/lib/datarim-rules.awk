@@ -14,6 +14,9 @@ function rules_init(    i) {
     STAGES = " init prd plan design do qa verify compliance archive edit publish write dream doctor optimize auto "
     CAP = 8192
     MARKER = "\n<!-- snapshot-truncated, full response in session jsonl -->\n"
+    # The marker the reference writer ends a cut body with ("ответ см."):
+    # read, never written (spec §8).
+    REFERENCE_MARKER = "\n<!-- snapshot-truncated, full \320\276\321\202\320\262\320\265\321\202 \321\201\320\274. session jsonl -->\n"
     # A byte-order mark opening an input file is an encoding signature, not
     # text: no part of its first line (nor of a body). Elsewhere U+FEFF is a
     # format character, refused by is_control.
@@ -187,6 +190,20 @@ function yaml_unquote(s,    out, i, n, c) {
         out = out c
     }
     return out
+}
+
+# s is a frontmatter value as a reader takes it (spec §8): a double-quoted
+# string (yaml_quoted_ok), or the plain form the reference writes, the rest of
+# the line verbatim: not empty, not starting with ", valid UTF-8 without
+# control characters (tab aside). yaml_scalar(s) is its text.
+function yaml_scalar_ok(s,    arr, m) {
+    if (substr(s, 1, 1) == "\"") return yaml_quoted_ok(s)
+    m = str_bytes(s, arr)
+    return m > 0 && utf8_scan(arr, 1, m, 1, 1) == ""
+}
+
+function yaml_scalar(s) {
+    return substr(s, 1, 1) == "\"" ? yaml_unquote(s) : s
 }
 
 # The task-ID rule of dr_task_id_ok (datarim-common.sh), for awk programs.

@@ -7,7 +7,7 @@
 # B[1..ntext] are those before the first NUL (at offset nul, -1: none), and calls
 # broken(msg) on the first broken rule; CONTEXT ("block 2: ") prefixes the
 # frontmatter messages. On success it leaves the newest block's fields in
-# LAST_RECOMMENDED, LAST_NEXT_ACTION (still quoted) and LAST_TASKS (IDs, one
+# LAST_RECOMMENDED, LAST_NEXT_ACTION (its text, the quoting undone) and LAST_TASKS (IDs, one
 # space apart), and its body as B[LAST_BODY_FROM..LAST_BODY_TO], starting on
 # file line LAST_BODY_LINE. Needs datarim-rules.awk and frontmatter.awk.
 
@@ -21,12 +21,19 @@ function session_init(    k) {
     SESSION_FIELDS = " artifact schema_version session_id captured_at captured_by recommended_next next_action active_tasks "
 }
 
-# The layer (1..5) whose heading line this is, or 0. A CR that ends the line
-# (a CRLF body) is not part of the heading.
-function session_layer(line,    k) {
+# The layer (1..5) whose heading line this is, or 0. A heading is "## Layer N"
+# followed by the end of the line, a space or a dash (-, en or em dash), as
+# the reference reads them (spec §8): "## Layer 5" alone is one, the long
+# "## Layer 1 — Git State" too. A CR that ends the line (a CRLF body) is not
+# part of the heading.
+function session_layer(line,    k, rest) {
     if (substr(line, 1, 9) != "## Layer ") return 0
-    sub(/\r$/, "", line)
-    for (k = 1; k <= 5; k++) if (line == SESSION_HEADING[k]) return k
+    k = substr(line, 10, 1)
+    if (k !~ /^[12345]$/) return 0
+    rest = substr(line, 11)
+    if (rest == "" || rest == "\r") return k + 0
+    rest = substr(rest, 1, 3)
+    if (rest ~ /^[ -]/ || rest == "\342\200\224" || rest == "\342\200\223") return k + 0
     return 0
 }
 
@@ -98,9 +105,12 @@ function session_headings_missing() {
     return ""
 }
 
-# The next_action value as saved (double-quoted): not empty, its escaped text
-# at most SESSION_NEXT_ACTION_MAX bytes. The writer refuses what this refuses.
+# The next_action value as saved: double-quoted (what the writer writes; it
+# refuses what this refuses), not empty, its escaped text at most
+# SESSION_NEXT_ACTION_MAX bytes; or plain as the reference writes it (spec §8),
+# the rest of the line verbatim, at most SESSION_NEXT_ACTION_MAX bytes.
 function session_next_action_ok(v) {
+    if (substr(v, 1, 1) != "\"") return length(v) <= SESSION_NEXT_ACTION_MAX && yaml_scalar_ok(v)
     return v != "\"\"" && length(v) <= SESSION_NEXT_ACTION_MAX + 2 && yaml_quoted_ok(v)
 }
 
@@ -136,6 +146,7 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
     if (v != "") broken("bad recommended_next: " v)
     LAST_NEXT_ACTION = expect_field("next_action")
     if (!session_next_action_ok(LAST_NEXT_ACTION)) broken("bad next_action")
+    LAST_NEXT_ACTION = yaml_scalar(LAST_NEXT_ACTION)
     line = expect_field("active_tasks")
     LAST_TASKS = ""
     if (line == "active_tasks:") {

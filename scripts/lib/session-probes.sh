@@ -5,6 +5,7 @@
 # Mirrors python/src/datarim_snapshot/probes.py.
 #
 #   session_probe_stale <repo> <label> <saved-sha> <banner-var>
+#   session_probe_upstream_stale <repo> <label> <saved-sha> <banner-var>
 #   session_probe_sha <repo> <label> <sha> <banner-var> [<path>...]
 #   session_probe_file <root> <path> <banner-var>
 #   reverify_session_claims --stale|--sha-presence|--file-missing ...   (the command line)
@@ -84,6 +85,32 @@ session_probe_stale() {
   return 1
 }
 
+# session_probe_upstream_stale <repo> <label> <saved-sha> <banner-var>: the
+# reference's --stale (spec §8): 0 when the upstream branch (see
+# session_upstream_ref; origin/main as a rule) is still the saved commit;
+# else a banner and 1 (it moved on), 5 (there is no such branch) or 3 (not a
+# git work tree).
+session_probe_upstream_stale() {
+  local ref='' short current='' saved
+  printf -v "$4" '%s' ''
+  if ! session_work_tree "$1"; then
+    printf -v "$4" 'STALE SNAPSHOT: %s is not a git work tree (saved %s)' "$2" "$3"
+    return 3
+  fi
+  session_upstream_ref "$1" ref
+  short=${ref#refs/remotes/}
+  short=${short#refs/heads/}
+  current=$(session_git "$1" rev-parse -q --verify "$ref^{commit}") || current=''
+  if [ -z "$current" ]; then
+    printf -v "$4" 'STALE SNAPSHOT: %s cannot be checked: %s has no %s.' "$2" "$2" "$short"
+    return 5
+  fi
+  session_lower "$3" saved
+  case $current in "$saved"*) return 0 ;; esac
+  printf -v "$4" 'STALE SNAPSHOT: %s %s changed from %s to %s' "$2" "$short" "$3" "$current"
+  return 1
+}
+
 # session_commit_of <repo> <sha> <out-var>: the commit a saved SHA names, read
 # as an object name only: a branch or tag named like hex never stands in for
 # it. 0 one commit (its full name in <out-var>), 4 none, 6 several.
@@ -121,12 +148,16 @@ session_upstream_ref() {
 # banner and 1 (not there; the content check over the files the commit
 # changed, or those of them among <path>s, tells a squash merge from lost
 # work), 4 (git knows no commit by that name), 6 (several commits start
-# with it), 5 (no upstream branch) or 3 (not a git work tree).
+# with it), 5 (no upstream branch) or 3 (not a git work tree). Also sets
+# <banner-var>_landed (the caller's) to the number of files whose content
+# landed (0: none, or no check), and <banner-var>_ref to the branch's name.
 session_probe_sha() {
   local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path named status=0
   local -a paths=()
   shift 4
   printf -v "$out" '%s' ''
+  printf -v "${out}_landed" '%s' 0
+  printf -v "${out}_ref" '%s' ''
   if ! session_work_tree "$repo"; then
     printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s is not a git work tree.' "$sha" "$label"
     return 3
@@ -134,6 +165,7 @@ session_probe_sha() {
   session_upstream_ref "$repo" ref
   short=${ref#refs/remotes/}
   short=${short#refs/heads/}
+  printf -v "${out}_ref" '%s' "$short"
   if ! session_git "$repo" rev-parse -q --verify "$ref^{commit}" >/dev/null; then
     printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s has no %s.' "$sha" "$label" "$short"
     return 5
@@ -170,6 +202,7 @@ session_probe_sha() {
     if [ "$status" -eq 0 ]; then
       printf -v "$out" '%s Its content is there (no diff in %d file(s)): the work landed under another commit, e.g. a squash merge.' \
         "${!out}" "${#paths[@]}"
+      printf -v "${out}_landed" '%s' "${#paths[@]}"
     fi
   fi
   return 1
@@ -186,28 +219,51 @@ session_probe_file() {
   return 1
 }
 
-# reverify_session_claims: each probe on its own, for scripts and operators.
-#   --stale --sha <sha> [--repo <dir>]
-#   --sha-presence --sha <sha> [--repo <dir>] [-- <path>...]
+# reverify_session_claims: each probe on its own, for scripts and operators,
+# in the call forms of the reference's /dr-continue too (spec §8):
+#   --stale --sha <sha> [--repo <dir>]             HEAD still the saved commit?
+#   --stale --saved-sha <sha> [--repo <dir>]       the upstream branch still it?
+#   --sha-presence --sha <sha> [--repo <dir>] [--files <path>... | -- <path>...]
 #   --file-missing --path <path> [--root <dir>]
-# 0 the claim holds; 1 it does not (the banner on stdout); 2 bad input;
-# 3 not a git work tree.
+# A failed claim prints its banner on stdout (and, when its content landed, a
+# CONTENT-LANDED: line). 0 the probe ran, whatever it found (with
+# --exit-code: 0 the claim holds, 1 it does not); 2 bad input; 3 not a git
+# work tree.
 reverify_session_claims() { dr_call reverify_session_claims_body "$@"; } # with our shell options
 reverify_session_claims_body() {
-  local prog=reverify-session-claims status=0 banner='' mode='' arg
-  local opt_stale='' opt_sha_presence='' opt_file_missing='' opt_sha='' opt_repo='' opt_path='' opt_root=''
+  local prog=reverify-session-claims status=0 banner='' banner_landed=0 banner_ref='' mode='' arg sha
+  local paths_from=''
+  local opt_stale='' opt_sha_presence='' opt_file_missing='' opt_sha='' opt_saved_sha='' opt_repo=''
+  local opt_path='' opt_root='' opt_exit_code=''
   local -a flags=() paths=()
   while [ $# -gt 0 ]; do
     arg=$1
     shift
-    if [ "$arg" = -- ]; then
-      paths=("$@")
-      set --
-      break
-    fi
-    flags+=("$arg")
+    case $arg in
+      -- | --files)
+        if [ "$paths_from" = "$arg" ]; then
+          dr_err "$prog" "flag given twice: $arg"
+          return 2
+        elif [ -n "$paths_from" ]; then
+          dr_err "$prog" "give the paths after --files or after --, not both"
+          return 2
+        fi
+        paths_from=$arg
+        if [ "$arg" = -- ]; then
+          paths+=("$@")
+          set --
+        else
+          # The reference's form: the paths run up to the next flag.
+          while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do
+            paths+=("$1")
+            shift
+          done
+        fi
+        ;;
+      *) flags+=("$arg") ;;
+    esac
   done
-  dr_parse_flags "$prog" "--stale --sha-presence --file-missing --sha= --repo= --path= --root=" "" \
+  dr_parse_flags "$prog" "--stale --sha-presence --file-missing --exit-code --sha= --saved-sha= --repo= --path= --root=" "" \
     ${flags[@]+"${flags[@]}"} || status=$?
   if [ "$status" -eq 4 ]; then
     dr_usage reverify-session-claims
@@ -225,7 +281,7 @@ reverify_session_claims_body() {
       ;;
   esac
   if [ "$mode" = --file-missing ]; then
-    if [ -n "$opt_sha$opt_repo" ] || [ ${#paths[@]} -gt 0 ]; then
+    if [ -n "$opt_sha$opt_saved_sha$opt_repo$paths_from" ]; then
       dr_err "$prog" "--file-missing takes --path and --root only"
       return 2
     fi
@@ -240,16 +296,17 @@ reverify_session_claims_body() {
     fi
     session_probe_file "$opt_root" "$opt_path" banner || status=$?
   else
-    if [ "$mode" = --stale ] && { [ -n "$opt_path$opt_root" ] || [ ${#paths[@]} -gt 0 ]; }; then
-      dr_err "$prog" "--stale takes --sha and --repo only"
+    if [ "$mode" = --stale ] && { [ -n "$opt_path$opt_root$paths_from" ] || { [ -n "$opt_sha" ] && [ -n "$opt_saved_sha" ]; }; }; then
+      dr_err "$prog" "--stale takes --sha or --saved-sha, and --repo only"
       return 2
     fi
-    if [ -n "$opt_path$opt_root" ]; then
-      dr_err "$prog" "--sha-presence takes --sha, --repo and paths after -- only"
+    if [ "$mode" = --sha-presence ] && [ -n "$opt_path$opt_root$opt_saved_sha" ]; then
+      dr_err "$prog" "--sha-presence takes --sha, --repo and paths (after --files or --) only"
       return 2
     fi
-    if ! session_sha_ok "$opt_sha"; then
-      dr_err "$prog" "invalid --sha (want 7 to 40 hexadecimal digits)"
+    sha=$opt_sha$opt_saved_sha
+    if ! session_sha_ok "$sha"; then
+      dr_err "$prog" "invalid SHA (expected 7-40 hex chars): $sha"
       return 2
     fi
     [ -n "$opt_repo" ] || opt_repo=.
@@ -259,19 +316,30 @@ reverify_session_claims_body() {
     fi
     for arg in ${paths[@]+"${paths[@]}"}; do
       if ! session_path_ok "$arg"; then
-        dr_err "$prog" "invalid path after -- (want 1 to 4096 bytes without control characters)"
+        dr_err "$prog" "invalid path after $paths_from (want 1 to 4096 bytes without control characters)"
         return 2
       fi
     done
-    if [ "$mode" = --stale ]; then
-      session_probe_stale "$opt_repo" "$opt_repo" "$opt_sha" banner || status=$?
+    if [ -n "$opt_saved_sha" ]; then
+      session_probe_upstream_stale "$opt_repo" "$opt_repo" "$sha" banner || status=$?
+    elif [ "$mode" = --stale ]; then
+      session_probe_stale "$opt_repo" "$opt_repo" "$sha" banner || status=$?
     else
-      session_probe_sha "$opt_repo" "$opt_repo" "$opt_sha" banner ${paths[@]+"${paths[@]}"} || status=$?
-      case $status in 4 | 5 | 6) status=1 ;; esac
+      session_probe_sha "$opt_repo" "$opt_repo" "$sha" banner ${paths[@]+"${paths[@]}"} || status=$?
+      if [ "$banner_landed" -gt 0 ]; then
+        # The reference's evidence line, after the claim's own.
+        printf -v banner 'CLAIM-UNVERIFIED: SHA %s not found in %s.\nCONTENT-LANDED: diff %s..%s for the saved files is empty \342\200\224 work landed under a foreign squash-commit header, not lost.' \
+          "$sha" "$banner_ref" "$sha" "$banner_ref"
+      fi
     fi
   fi
   [ -z "$banner" ] || printf '%s\n' "$banner"
-  return "$status"
+  case $status in
+    0 | 3) return "$status" ;;
+  esac
+  # The probe ran and the claim failed: the reference's 0, unless asked.
+  [ -z "$opt_exit_code" ] || return 1
+  return 0
 }
 
 [ -z "${_dr_aliases_session_probes-}" ] || shopt -s expand_aliases

@@ -134,7 +134,7 @@ BEGIN {
         split(LAST_TASKS, tasks, " ")
         cta = cta " " tasks[1]
     }
-    printf "%s | %s\n", cta, yaml_unquote(LAST_NEXT_ACTION)
+    printf "%s | %s\n", cta, LAST_NEXT_ACTION
     for (i = 1; i <= NB; i++) printf "%s\n", (i in FAILED) ? downgrade(BODY[i]) : BODY[i]
     printf "."
     exit 0

@@ -46,7 +46,7 @@ session_latest() {
 session_replay_run() {
   local LC_ALL=C prog=session-replay root=$1 id=$3 dir out status=0 file_text file_len file_nul
   local kind line value path banner stale='' claims='' missing='' banners failed=' ' repo cta body
-  local held first known i commit
+  local held first known i commit banner_landed banner_ref
   local -a repo_paths=() repo_labels=()
   dr_lib_dir_into dir
   dr_read_prefix "$2" 32769 file

@@ -9,7 +9,7 @@
 #   lifecycle_archive_main [<ID> | --task <ID>] [--root <dir>] [--area <area>]   (<ID> anywhere)
 #       snapshot-archive: 0 archived, 1 missing or refused, 2 invalid, 3 usage
 #
-# Without --root: the nearest directory upwards holding datarim/. Sourcing
+# Without --root: the root spec §8 finds (dr_discover_root). Sourcing
 # defines lifecycle_* functions (plus those of the libraries it loads) and
 # nothing else.
 

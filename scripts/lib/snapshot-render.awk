@@ -48,7 +48,7 @@ BEGIN {
     redacting = ENVIRON["DR_REDACT"] != "0"
     if (redacting) redact_init()
     nopt = str_bytes(ENVIRON["DR_OPTIONS"], opt)
-    if (ENVIRON["DR_OPTIONS_LEN"] + 0 > CAP) refuse("--options-file is larger than " CAP " bytes")
+    if (ENVIRON["DR_OPTIONS_LEN"] + 0 > CAP) refuse("--options-file exceeds " CAP "-byte cap (the file is larger than " CAP " bytes)")
     # A NUL ends what we were given; the line holding it is refused below.
     nul = ENVIRON["DR_OPTIONS_NUL"] + 0
     options = ""; count = 0; line = 0; start = 1; redacted_options = 0
@@ -124,7 +124,7 @@ BEGIN {
         nul_kept = nul >= 0
     } else {
         keep = CAP - length(head) - length(tail_true) - 4 - length(MARKER)
-        if (keep < 0) refuse("options leave no room for the body under the " CAP "-byte cap")
+        if (keep < 0) refuse("options leave no room for the body: with them the snapshot exceeds " CAP "-byte cap")
         truncated = 1
         if (nul >= 0 && ntext < keep) nul_kept = 1
         else if (more && nul < 0 && ntext <= keep) {

@@ -103,7 +103,9 @@ resume_first_word() {
 
 # resume_recommended_cta <task> <recommended-next> <options> <out-var>: the
 # first option whose command's first word is recommended_next's first word,
-# verbatim; else recommended_next followed by " <task>".
+# verbatim; else recommended_next, followed by " <task>" when it is a command
+# alone (the reference may record the whole command, "/dr-design TUNE-0032",
+# which names its task already: spec §8).
 resume_recommended_cta() {
   local LC_ALL=C want option command word rest=$3
   resume_first_word "$2" want
@@ -117,7 +119,10 @@ resume_recommended_cta() {
       return 0
     fi
   done
-  printf -v "$4" '%s %s' "$2" "$1"
+  case $2 in
+    *' '*) printf -v "$4" '%s' "$2" ;;
+    *) printf -v "$4" '%s %s' "$2" "$1" ;;
+  esac
 }
 
 # resume_chosen_cta <choice> <options> <out-var>: the operator's override, the

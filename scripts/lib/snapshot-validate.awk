@@ -24,11 +24,21 @@ function check_git_field(k, v) {
     return v
 }
 
-# Checks one options item; returns its text with the YAML quoting undone.
-function check_option_item(line, n) {
-    if (substr(line, 1, 4) != "  - " || length(line) < 7 || !yaml_quoted_ok(substr(line, 5)))
-        broken("bad options item " n)
-    return yaml_unquote(substr(line, 5))
+# Checks one options item, quoted or plain (spec §8); returns its text, the
+# YAML quoting undone.
+function check_option_item(line, n,    v) {
+    v = substr(line, 5)
+    if (substr(line, 1, 4) != "  - " || v == "\"\"" || !yaml_scalar_ok(v)) broken("bad options item " n)
+    return yaml_scalar(v)
+}
+
+# The body (B[POS..N]) ends with marker.
+function body_ends_with(marker,    m, tail, i) {
+    m = length(marker)
+    if (N - POS + 1 < m) return 0
+    tail = ""
+    for (i = N - m + 1; i <= N; i++) tail = tail CHR[B[i]]
+    return tail == marker
 }
 
 # The validated fields, one "name value" line each, for a reader that must
@@ -80,7 +90,7 @@ BEGIN {
             items++
             OPT[items] = check_option_item(line, items)
         }
-        if (items == 0) broken("options is not a list")
+        # No item before the next key: the empty list the reference writes.
     } else if (line != "options: []") broken("options is not a list")
 
     size = expect_field("size_bytes")
@@ -104,13 +114,8 @@ BEGIN {
     }
     if (next_line() != "") broken("no blank line after the frontmatter")
     if (size + 0 != N) broken("size_bytes is " size " but the file has " N " bytes")
-    if (truncated == "true") {
-        m = length(MARKER)
-        if (N - POS + 1 < m) broken("truncated is true but the body does not end with the truncation marker")
-        tail = ""
-        for (i = N - m + 1; i <= N; i++) tail = tail CHR[B[i]]
-        if (tail != MARKER) broken("truncated is true but the body does not end with the truncation marker")
-    }
+    if (truncated == "true" && !body_ends_with(MARKER) && !body_ends_with(REFERENCE_MARKER))
+        broken("truncated is true but the body does not end with the truncation marker")
     if (ENVIRON["DR_EMIT_FIELDS"] == "1") emit_fields()
     exit 0
 }

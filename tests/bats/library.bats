@@ -88,7 +88,7 @@ EOF2
 @test "the library runs directly, and its usage goes to stdout with exit 2" {
   run bash "$REPO/scripts/lib/snapshot-writer.sh" --help
   [ "$status" -eq 2 ]
-  [ "${lines[0]}" = "Usage: snapshot-writer --root <dir> --task <TASK-ID> --stage <stage>" ]
+  [ "${lines[0]}" = "Usage: write_stage_snapshot --root <dir> --task <TASK-ID> --stage <stage>" ]
   run bash "$REPO/scripts/lib/snapshot-writer.sh" --root "$ROOT" --task TUNE-0254 --stage plan \
     --command /dr-plan --captured-by agent --recommended-next /dr-do \
     --body-file "$BATS_TEST_TMPDIR/body.md" --captured-at 2026-05-21T13:45:00Z

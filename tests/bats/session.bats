@@ -55,8 +55,8 @@ caller() {
   [ "$output" = "returned 3" ]
 }
 
-@test "sourcing session-probes.sh defines functions only; a failed probe returns 1" {
-  run caller "$LIB/session-probes.sh" reverify_session_claims --file-missing --path "$WS/none"
+@test "sourcing session-probes.sh defines functions only; a failed probe returns 1 with --exit-code" {
+  run caller "$LIB/session-probes.sh" reverify_session_claims --file-missing --path "$WS/none" --exit-code
   [ "$status" -eq 0 ]
   [ "$output" = "returned 1" ]
 }

@@ -4,6 +4,7 @@ before and after a call, and how to run a call through each implementation."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import stat
@@ -66,18 +67,32 @@ def refused(
 ) -> bool:
     """Checks what every writer owes on any input (an exit code it documents, no
     traceback) and, for a refusal, that nothing changed and one line (or --help's
-    usage) was printed. True when the call was refused."""
+    usage; after missing flags, the line and the usage) was printed. True when the
+    call was refused."""
     code, out, err = outcome
     assert code in (0, 1, 2), code
     assert b"Traceback" not in err
     if code == 0:
         return False
     assert tree_state(base) == before, "a refused write changed the workspace"
+    usage = f"Usage: {USAGE_NAMES.get(program, program)} ".encode()
     if out:  # --help: the usage on stdout, exit 2
-        assert code == 2 and err == b"" and out.startswith(f"Usage: {program}".encode())
+        assert code == 2 and err == b"" and out.startswith(usage)
+        return True
+    line, _, rest = err.partition(b"\n")
+    assert line.startswith(f"{program}: ".encode())
+    if b": missing required flag(s):" in line:  # the usage follows (spec §8)
+        assert code == 2 and rest.startswith(usage)
     else:
-        assert err.startswith(f"{program}: ".encode()) and err.count(b"\n") == 1
+        assert rest == b""
     return True
+
+
+# The name a writer's usage text opens with: the reference's function names (spec §8).
+USAGE_NAMES = {
+    "snapshot-writer": "write_stage_snapshot",
+    "session-handoff-writer": "write_session_handoff",
+}
 
 
 def mutate_lines(lines: list[bytes], i: int, j: int, op: str, value: bytes) -> None:
@@ -123,3 +138,22 @@ def decoded(data: bytes, cap: int) -> tuple[str | None, list[str]]:
     if "\0" in text:
         found.append("NUL")
     return text, found
+
+
+def quote_plain_forms(front: str, scalars: tuple[str, ...], lists: tuple[str, ...]) -> str:
+    """The frontmatter lines of spec §8's plain forms, quoted as a YAML reader needs
+    them: a value of one of scalars, or an item ("  - ") of one of lists, that does
+    not open with a double quote is the rest of its line verbatim, ': ' and ' #'
+    included. (A value that does open with one is read as YAML reads it.)"""
+    out = []
+    current = ""
+    for line in front.split("\n"):
+        if line and line[0] not in " \t":
+            current = line.split(":", 1)[0]
+            value = line[len(current) + 2 :]
+            if current in scalars and line.startswith(current + ": ") and value[:1] != '"':
+                line = f"{current}: {json.dumps(value, ensure_ascii=False)}"
+        elif current in lists and line.startswith("  - ") and line[4:5] != '"':
+            line = "  - " + json.dumps(line[4:], ensure_ascii=False)
+        out.append(line)
+    return "\n".join(out)

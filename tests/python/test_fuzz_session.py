@@ -2,8 +2,8 @@
 
 - random and mutated session files through both validators: only the documented exit
   codes, the same one-line reason from both, nothing on stdout, no traceback, and nothing
-  accepted that an independent reading of CONTRACT §5 (PyYAML plus regular expressions)
-  would reject;
+  accepted that an independent reading of CONTRACT §5 and the reference's forms of §8
+  (PyYAML plus regular expressions) would reject;
 - random and hostile flag values, flag sets and input files through both session writers:
   the same code, output and files from both; a refusal changes no byte and no entry of the
   workspace; a write touches nothing but datarim/sessions/<valid ID>.session.md, keeps
@@ -30,6 +30,7 @@ from fuzzkit import (
     decoded,
     flag_values,
     mutate_lines,
+    quote_plain_forms,
     refused,
     run_bash,
     run_python,
@@ -57,6 +58,9 @@ HEADING = {
         ["Git State", "Active Tasks", "Related Files", "Open Questions", "Failed Approaches"], 1
     )
 }
+# Spec §8: "## Layer N" followed by the end of the line, a space or a dash (a CR that ends
+# the line aside).
+LAYER_HEADING = re.compile("## Layer ([1-5])(?:[ \\-\u2013\u2014].*)?\r?", re.S)
 TASK_ID = re.compile(r"[A-Z][A-Z0-9-]+-[0-9]{4,5}(-[A-Za-z0-9]+)*")
 CLAIM = re.compile(r"(?<![A-Za-z0-9_])(pushed|merged|deployed|green|passing)(?![A-Za-z0-9_])", re.I)
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -74,7 +78,7 @@ def _block_violations(block: str, session: str) -> list[str]:
     front, rest = block[4 : end + 1], block[end + 5 :]
     found = [] if rest.startswith("\n") else ["no blank line after the frontmatter"]
     try:
-        doc = yaml.load(front, Loader=yaml.BaseLoader)
+        doc = yaml.load(quote_plain_forms(front, ("next_action",), ()), Loader=yaml.BaseLoader)
     except yaml.YAMLError:
         return found + ["frontmatter is not YAML"]
     lines = front.split("\n")
@@ -101,15 +105,15 @@ def _block_violations(block: str, session: str) -> list[str]:
     if not command.startswith("/") or CONTROL.search(command):
         found.append("recommended_next")
     action = doc["next_action"]
-    quoted = raw.get("next_action", "")
+    saved = raw.get("next_action", "")
     if (
         not isinstance(action, str)
         or not action
         or len(action.encode()) > 4096
-        or not (len(quoted) >= 2 and quoted[0] == quoted[-1] == '"')
+        or (saved[:1] == '"' and not (len(saved) >= 2 and saved[-1] == '"'))
         or re.search(r"[\x00-\x08\x0a-\x1f\x7f]", action)
     ):
-        found.append("next_action is not a one-line double-quoted text")
+        found.append("next_action is not a one-line text, double-quoted or plain")
     tasks = doc["active_tasks"]
     if not isinstance(tasks, list) or not all(isinstance(t, str) for t in tasks):
         found.append("active_tasks is not a list")
@@ -118,7 +122,7 @@ def _block_violations(block: str, session: str) -> list[str]:
     ):
         found.append("active_tasks holds a bad or repeated task ID")
     body = rest[1:].split("\n")
-    order = [HEADING[line] for line in body if line in HEADING]
+    order = [int(m.group(1)) for m in map(LAYER_HEADING.fullmatch, body) if m]
     if order != sorted(set(order)) or 1 not in order or 5 not in order:
         found.append(f"layer headings {order}")
     for line in body:
@@ -280,13 +284,15 @@ def mutated_sessions(draw: st.DrawFn) -> bytes:
     return data
 
 
-def _judge(tmp_path: Path, data: bytes, extra: list[str]) -> tuple[int, bytes]:
+def _judge(
+    tmp_path: Path, data: bytes, extra: list[str], session: str = SESSION
+) -> tuple[int, bytes]:
     """Runs both validators on data; returns the exit code and the reason."""
     root = tmp_path / "ws"
     sessions = root / "datarim" / "sessions"
     sessions.mkdir(parents=True, exist_ok=True)
-    (sessions / f"{SESSION}.session.md").write_bytes(data)
-    args = ["--session", SESSION, "--root", str(root), *extra]
+    (sessions / f"{session}.session.md").write_bytes(data)
+    args = ["--session", session, "--root", str(root), *extra]
     bash = run_bash(CHECKER, args, tmp_path)
     python = run_python("session-check", args, tmp_path)
     assert python == bash
@@ -294,11 +300,11 @@ def _judge(tmp_path: Path, data: bytes, extra: list[str]) -> tuple[int, bytes]:
     assert code in (0, 2) and out == b""
     assert b"Traceback" not in err
     if code:
-        assert err.startswith(f"check-session-handoff: datarim/sessions/{SESSION}".encode())
+        assert err.startswith(f"check-session-handoff: datarim/sessions/{session}".encode())
         assert err.count(b"\n") == 1 and err.endswith(b"\n")
     else:
         assert err == b""
-        assert session_violations(data, SESSION) == [], data
+        assert session_violations(data, session) == [], data
     return code, err.split(b".session.md ", 1)[-1]
 
 
@@ -361,7 +367,13 @@ BROKEN = {
     "no such day": KNOWN.replace(STAMP.encode(), b"2026-02-30T13:45:00Z"),
     "captured_by": KNOWN.replace(b"captured_by: agent", b"captured_by: robot"),
     "recommended_next without /": KNOWN.replace(b": /dr-do", b": dr-do"),
-    "next_action unquoted": KNOWN.replace(b'next_action: "go on"', b"next_action: go on"),
+    "next_action opening a quote it never closes": KNOWN.replace(
+        b'next_action: "go on"', b'next_action: "go on'
+    ),
+    "next_action plain with a control character": KNOWN.replace(
+        b'next_action: "go on"', b"next_action: go\x1bon"
+    ),
+    "a heading glued to a word": KNOWN.replace(L[0], L[0][:10] + b"x" + L[0][10:]),
     "next_action empty": KNOWN.replace(b'next_action: "go on"', b'next_action: ""'),
     "next_action too long": KNOWN.replace(b'"go on"', b'"' + b"g" * 4097 + b'"'),
     "artifact": KNOWN.replace(b"artifact: session-handoff", b"artifact: stage-snapshot"),
@@ -391,6 +403,21 @@ def test_the_independent_reading_and_both_validators_see_each_rule(
     assert data != KNOWN
     assert session_violations(data, SESSION) != [], name
     assert _judge(tmp_path, data, [])[0] == 2
+
+
+LEGACY = sorted((REPO / "tests/conformance/fixtures/legacy/sessions").glob("*/*.session.md"))
+
+
+@pytest.mark.parametrize("path", LEGACY, ids=[path.parent.name for path in LEGACY])
+def test_the_reference_writers_sessions_pass_the_reading_and_both_validators(
+    tmp_path: Path, path: Path
+) -> None:
+    """Spec §8: every handoff the reference wrote is valid to the independent reading
+    (which takes its plain next_action and short headings) and to both validators."""
+    session = path.name[: -len(".session.md")]
+    data = path.read_bytes()
+    assert session_violations(data, session) == []
+    assert _judge(tmp_path, data, [], session)[0] == 0
 
 
 @FUZZ

@@ -1,7 +1,8 @@
 """Fuzzing the snapshot validators (README "Hardening"): random and mutated snapshot files
 through both implementations. Only the documented exit codes, the same one-line reason
 from both, nothing on stdout, no traceback, and nothing accepted that an independent
-reading of the contract (PyYAML plus the rules of CONTRACT §3) would reject.
+reading of the contract (PyYAML plus the rules of CONTRACT §3, with the reference's plain
+forms of §8) would reject.
 
 DATARIM_FUZZ_EXAMPLES sets the number of examples (make test: a few dozen; make fuzz: 2000).
 """
@@ -15,11 +16,12 @@ import subprocess
 from datetime import datetime
 from pathlib import Path
 
+import pytest
 import yaml
 from datarim_snapshot import cli
-from datarim_snapshot.rules import CAP, MARKER, STAGES
+from datarim_snapshot.rules import CAP, MARKER, REFERENCE_MARKER, STAGES
 from datarim_snapshot.snapshot import render_snapshot
-from fuzzkit import decoded, mutate_lines
+from fuzzkit import decoded, mutate_lines, quote_plain_forms
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -126,11 +128,13 @@ def contract_violations(data: bytes, task: str) -> list[str]:
     if text[end + 5 : end + 6] != "\n":
         found.append("no blank line after the frontmatter")
     try:
-        doc = yaml.load(front, Loader=yaml.BaseLoader)
+        doc = yaml.load(quote_plain_forms(front, (), ("options",)), Loader=yaml.BaseLoader)
     except yaml.YAMLError:
         return found + ["frontmatter is not YAML"]
     if not isinstance(doc, dict):
         return found + ["frontmatter is not a mapping"]
+    if doc.get("options") == "" and "\noptions:\n" in "\n" + front:
+        doc["options"] = []  # "options:" straight followed by the next key (spec §8)
     keys = [line.split(":", 1)[0] for line in front.split("\n") if line and line[0] not in " \t"]
     if keys != FIELDS or list(doc) != FIELDS:
         return found + [f"fields {keys}"]
@@ -166,23 +170,23 @@ def contract_violations(data: bytes, task: str) -> list[str]:
     options = doc["options"]
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         found.append("options is not a list of strings")
-    elif any(re.search(r"[\x00-\x08\x0a-\x1f\x7f]", o) for o in options):
-        found.append("an option holds a control character")
+    elif any(re.search(r"[\x00-\x08\x0a-\x1f\x7f]", o) or not o for o in options):
+        found.append("an option is empty or holds a control character")
     if doc["size_bytes"] != str(len(data)):
         found.append("size_bytes")
     if doc["truncated"] not in ("true", "false"):
         found.append("truncated")
-    elif doc["truncated"] == "true" and not data.endswith(MARKER):
+    elif doc["truncated"] == "true" and not data.endswith((MARKER, REFERENCE_MARKER)):
         found.append("truncated without the marker")
     return found
 
 
-def _judge(tmp_path: Path, data: bytes) -> None:
+def _judge(tmp_path: Path, data: bytes, task: str = TASK) -> int:
     root = tmp_path / "ws"
     snapshots = root / "datarim" / "snapshots"
     snapshots.mkdir(parents=True, exist_ok=True)
-    (snapshots / f"{TASK}.snapshot.md").write_bytes(data)
-    args = ["--task", TASK, "--root", str(root)]
+    (snapshots / f"{task}.snapshot.md").write_bytes(data)
+    args = ["--task", task, "--root", str(root)]
     env = {**os.environ, "LC_ALL": "C.UTF-8"}
     bash = subprocess.run([str(CHECKER), *args], capture_output=True, env=env, timeout=60)
     out, err = io.BytesIO(), io.BytesIO()
@@ -195,7 +199,8 @@ def _judge(tmp_path: Path, data: bytes) -> None:
         assert b"Traceback" not in bash.stderr
     else:
         assert bash.stderr == b""
-        assert contract_violations(data, TASK) == [], data
+        assert contract_violations(data, task) == [], data
+    return code
 
 
 @FUZZ
@@ -220,3 +225,37 @@ def test_fuzz_random_bytes_through_both_validators(tmp_path: Path, data: bytes) 
 def test_fuzz_every_writer_rendering_is_accepted_by_both(tmp_path: Path, data: bytes) -> None:
     assert contract_violations(data, TASK) == []
     _judge(tmp_path, data)
+
+
+LEGACY = sorted((REPO / "tests/conformance/fixtures/legacy/snapshots").glob("*/*.snapshot.md"))
+
+
+@pytest.mark.parametrize("path", LEGACY, ids=[path.parent.name for path in LEGACY])
+def test_the_reference_writers_snapshots_pass_the_reading_and_both_validators(
+    tmp_path: Path, path: Path
+) -> None:
+    """Spec §8: every snapshot the reference wrote is valid to the independent reading
+    (which takes its plain options, a bare options: and its marker) and to both validators."""
+    task = path.name[: -len(".snapshot.md")]
+    data = path.read_bytes()
+    assert contract_violations(data, task) == []
+    assert _judge(tmp_path, data, task) == 0
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("plain item holding a control character", b"  - /dr-do \x1b x\n"),
+        ("empty plain item", b"  - \n"),
+        ("item opening a quote it never closes", b'  - "/dr-do x\n'),
+    ],
+)
+def test_the_reading_and_both_validators_refuse_a_broken_plain_item(
+    tmp_path: Path, name: str, data: bytes
+) -> None:
+    """The oracle sees each rule of the plain form, and both validators refuse it."""
+    good = (LEGACY[0].parent.parent / "plain-cta" / "TUNE-0032.snapshot.md").read_bytes()
+    broken = _fix_size(good.replace(b"  - /dr-status | backlog overview\n", data))
+    assert broken != good
+    assert contract_violations(broken, "TUNE-0032") != [], name
+    assert _judge(tmp_path, broken, "TUNE-0032") == 2

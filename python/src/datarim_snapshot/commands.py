@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from .errors import DatarimError, HelpRequested, UsageError
-from .flags import parse_flags
+from .flags import MissingFlagsError, parse_flags
 from .texts import usage
 
 TYPE_CHECKING = False
@@ -46,6 +46,10 @@ def write_command(argv: Sequence[str], console: Console) -> int:
     except HelpRequested:
         console.write(usage(WRITER))
         return 2
+    except MissingFlagsError as exc:
+        console.error(WRITER, exc.message)
+        console.err.write(usage(WRITER))
+        return exc.code
     except DatarimError as exc:
         console.error(WRITER, exc.message)
         return exc.code

@@ -12,7 +12,7 @@ import os
 from . import anchor, fsops, jsonout
 from .cta import read_cta
 from .errors import DatarimError, HelpRequested, RefusedError
-from .flags import parse_flags
+from .flags import MissingFlagsError, parse_flags
 from .records import FrozenRecord
 from .rules import check_task_flag
 from .snapshot import (
@@ -157,6 +157,10 @@ def emit_command(argv: Sequence[str], console: Console) -> int:
     except HelpRequested:
         console.write(usage(PROGRAM))
         return 2
+    except MissingFlagsError as exc:
+        console.error(PROGRAM, exc.message)
+        console.err.write(usage(PROGRAM))
+        return exc.code
     except DatarimError as exc:
         console.error(PROGRAM, exc.message)
         return exc.code

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from .errors import HelpRequested, UsageError
 
+
+class MissingFlagsError(UsageError):
+    """Required flags are missing: a writer prints its usage after the message (spec §8)."""
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,5 +57,5 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
         found[flag[2:].replace("-", "_")] = value
     missing = [f for f in required.split() if f not in seen]
     if missing:
-        raise UsageError("missing required flag(s): " + " ".join(missing))
+        raise MissingFlagsError("missing required flag(s): " + " ".join(missing))
     return found

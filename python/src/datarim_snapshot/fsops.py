@@ -25,6 +25,7 @@ import stat
 import time
 
 from .errors import LockBusyError, RefusedError, UsageError
+from .roots import is_knowledge_base
 from .rules import pattern
 
 # No random, socket, shutil or contextlib here: importing them would cost every
@@ -54,14 +55,6 @@ def seconds_env(name: str, default: int) -> int:
     if not value.isascii() or not value.isdigit() or len(value) > 9:
         raise UsageError(f"{name} must be a whole number of seconds")
     return int(value)
-
-
-def is_knowledge_base(path: str) -> bool:
-    return (
-        os.path.exists(os.path.join(path, "activeContext.md"))
-        or os.path.exists(os.path.join(path, "tasks.md"))
-        or any(os.path.isdir(os.path.join(path, d)) for d in ("tasks", "snapshots", "sessions"))
-    )
 
 
 def resolve_root(root: str) -> str:

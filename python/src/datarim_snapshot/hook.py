@@ -14,9 +14,9 @@ import sys
 
 from . import fsops
 from .resume import pick_task, resume_output
+from .roots import discover_root
 from .rules import utf8_scan
 from .texts import usage
-from .validate import find_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     source, cwd = fields
     if source not in SOURCES or not cwd.startswith("/") or not os.path.isdir(cwd):
         return None
-    root = find_root(cwd)
+    root = discover_root(cwd).path
     if not os.path.isdir(os.path.join(root, "datarim")):
         return None
     task = pick_task(root, None)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 
+from .records import Record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -87,6 +89,30 @@ def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     return ABSENT, f"STALE SNAPSHOT: {label} HEAD changed from {saved} to {head or '(no commit)'}"
 
 
+def probe_upstream_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
+    """The reference's --stale (spec §8): the upstream branch (see upstream_ref;
+    origin/main as a rule) still the saved commit? 1 (it moved on), 5 (there is
+    no such branch) or 3 (not a git work tree) with a banner."""
+    if not work_tree(repo):
+        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {label} is not a git work tree (saved {saved})"
+    ref = upstream_ref(repo)
+    short = _short_ref(ref)
+    code, out = git(repo, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}")
+    current = _first_line(out) if code == 0 else ""
+    if not current:
+        return NO_UPSTREAM, f"STALE SNAPSHOT: {label} cannot be checked: {label} has no {short}."
+    if current.startswith(saved.lower()):
+        return PRESENT, ""
+    return ABSENT, f"STALE SNAPSHOT: {label} {short} changed from {saved} to {current}"
+
+
+def _short_ref(ref: str) -> str:
+    for prefix in ("refs/remotes/", "refs/heads/"):
+        if ref.startswith(prefix):
+            return ref[len(prefix) :]
+    return ref
+
+
 def commit_of(repo: str, sha: str) -> tuple[int, str]:
     """The commit a saved SHA names, read as an object name only: a branch or tag
     named like hex never stands in for it. (PRESENT, full name), UNKNOWN_COMMIT
@@ -117,41 +143,59 @@ def upstream_ref(repo: str) -> str:
     return "refs/remotes/origin/main"
 
 
+class ShaProbe(Record):
+    """What probe_sha_detail found: the code and banner of probe_sha, the number of
+    files whose content landed (0: none, or no check) and the branch's name."""
+
+    __slots__ = ("code", "banner", "landed", "ref")
+
+    def __init__(self, code: int, banner: str, landed: int = 0, ref: str = "") -> None:
+        self.code = code
+        self.banner = banner
+        self.landed = landed
+        self.ref = ref
+
+
 def probe_sha(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> tuple[int, str]:
     """Is the commit in the upstream branch (see upstream_ref)? If not, the
     content check over the files the commit changed (only those of them among
     paths, when given) tells a squash merge from lost work."""
+    found = probe_sha_detail(repo, label, sha, paths)
+    return found.code, found.banner
+
+
+def probe_sha_detail(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> ShaProbe:
+    """probe_sha, with the number of files whose content landed and the branch's name."""
     if not work_tree(repo):
-        return (
+        return ShaProbe(
             NOT_A_WORK_TREE,
             f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {label} is not a git work tree.",
         )
     ref = upstream_ref(repo)
-    short = ref
-    for prefix in ("refs/remotes/", "refs/heads/"):
-        if short.startswith(prefix):
-            short = short[len(prefix) :]
-            break
+    short = _short_ref(ref)
     if git(repo, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}")[0] != 0:
-        return (
+        return ShaProbe(
             NO_UPSTREAM,
             f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {label} has no {short}.",
+            ref=short,
         )
     code, commit = commit_of(repo, sha)
     if code == UNKNOWN_COMMIT:
-        return (
+        return ShaProbe(
             UNKNOWN_COMMIT,
             f"CLAIM-UNVERIFIED: SHA {sha} not found in {short}. "
             "git does not know this commit, so its content cannot be checked.",
+            ref=short,
         )
     if code == AMBIGUOUS:
-        return (
+        return ShaProbe(
             AMBIGUOUS,
             f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: several commits in {label} "
             "start with it.",
+            ref=short,
         )
     if git(repo, "merge-base", "--is-ancestor", commit, ref)[0] == 0:
-        return PRESENT, ""
+        return ShaProbe(PRESENT, "", ref=short)
     # The files the commit changed (only those of them named, when paths are
     # given): a path it did not touch would make an empty diff prove nothing.
     listed = git(repo, "diff-tree", "-r", "--root", "--no-commit-id", "--name-only", "-z", commit)
@@ -164,7 +208,8 @@ def probe_sha(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> tup
             f" Its content is there (no diff in {len(names)} file(s)): "
             "the work landed under another commit, e.g. a squash merge."
         )
-    return ABSENT, banner
+        return ShaProbe(ABSENT, banner, len(names), short)
+    return ShaProbe(ABSENT, banner, ref=short)
 
 
 def probe_file(root: str, path: str) -> tuple[int, str]:

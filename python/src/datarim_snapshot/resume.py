@@ -15,9 +15,10 @@ from .errors import DatarimError, HelpRequested, MalformedError, UsageError
 from .flags import parse_flags
 from .records import Record
 from .replay_template import render_replay_prompt
+from .roots import reader_root
 from .rules import BAD_TASK, first_word, pattern, task_id_ok
 from .texts import usage
-from .validate import check_snapshot_file, find_root
+from .validate import check_snapshot_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,12 +82,8 @@ def active_tasks(root: str) -> list[str]:
 
 
 def resolve_root(root_flag: str | None) -> str:
-    """--root when given (it must be a directory), else the nearest root upwards."""
-    if root_flag is None:
-        return find_root()
-    if not os.path.isdir(root_flag):
-        raise UsageError("--root is not a directory", code=3)
-    return root_flag
+    """--root when given (it must be a directory), else the root spec §8 finds."""
+    return reader_root(root_flag)
 
 
 def pick_task(root: str, task_flag: str | None) -> str:
@@ -122,11 +119,15 @@ def option_command(option: bytes) -> bytes:
 
 def recommended_cta(task: str, recommended_next: bytes, options: Sequence[bytes]) -> bytes:
     """The first option whose command's first word is recommended_next's, verbatim;
-    else recommended_next followed by " <task>"."""
+    else recommended_next, followed by " <task>" when it is a command alone (the
+    reference may record the whole command, "/dr-design TUNE-0032", which names
+    its task already: spec §8)."""
     want = first_word(recommended_next)
     for option in options:
         if first_word(option_command(option)) == want:
             return option
+    if b" " in recommended_next:
+        return recommended_next
     return recommended_next + b" " + task.encode()
 
 

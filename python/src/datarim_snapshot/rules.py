@@ -20,6 +20,8 @@ CAP = 8192
 # is a format character, refused like a control character.
 BOM = b"\xef\xbb\xbf"
 MARKER = b"\n<!-- snapshot-truncated, full response in session jsonl -->\n"
+# The marker the reference writer ends a cut body with: read, never written (spec §8).
+REFERENCE_MARKER = "\n<!-- snapshot-truncated, full \u043e\u0442\u0432\u0435\u0442 \u0441\u043c. session jsonl -->\n".encode()  # noqa: E501
 STAGES = [
     "init",
     "prd",
@@ -226,6 +228,21 @@ def yaml_unquote(value: bytes) -> bytes:
             return b"".join(pieces)
         pieces += [content[start:escape], content[escape + 1 : escape + 2]]
         start = escape + 2
+
+
+def yaml_scalar_ok(value: bytes) -> bool:
+    """value is a frontmatter value as a reader takes it (spec §8): a double-quoted
+    string (yaml_quoted_ok), or the plain form the reference writes, the rest of
+    the line verbatim: not empty, not starting with ", valid UTF-8 without
+    control characters (tab aside)."""
+    if value.startswith(b'"'):
+        return yaml_quoted_ok(value)
+    return bool(value) and not utf8_scan(value, ctl=True, tab_ok=True)
+
+
+def yaml_scalar(value: bytes) -> bytes:
+    """The text of a value that passed yaml_scalar_ok."""
+    return yaml_unquote(value) if value.startswith(b'"') else value
 
 
 def first_word(text: bytes) -> bytes:

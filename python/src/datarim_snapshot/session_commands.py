@@ -7,7 +7,7 @@ import os
 
 from . import probes
 from .errors import DatarimError, HelpRequested, UsageError
-from .flags import parse_flags
+from .flags import MissingFlagsError, parse_flags
 from .texts import usage
 
 TYPE_CHECKING = False
@@ -50,6 +50,10 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
     except HelpRequested:
         console.write(usage(WRITER))
         return 2
+    except MissingFlagsError as exc:
+        console.error(WRITER, exc.message)
+        console.err.write(usage(WRITER))
+        return exc.code
     except DatarimError as exc:
         console.error(WRITER, exc.message)
         return exc.code
@@ -150,16 +154,15 @@ def _path_fault(value: str) -> bool:
 
 def session_reverify_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/reverify-session-claims.sh."""
-    args = list(argv)
-    paths: list[str] = []
-    if "--" in args:
-        cut = args.index("--")
-        args, paths = args[:cut], args[cut + 1 :]
     try:
+        args, paths, paths_from = _split_paths(argv)
         flags = parse_flags(
-            "--stale --sha-presence --file-missing --sha= --repo= --path= --root=", "", args
+            "--stale --sha-presence --file-missing --exit-code --sha= --saved-sha= --repo= "
+            "--path= --root=",
+            "",
+            args,
         )
-        code, banner = _reverify(flags, paths)
+        code, banner = _reverify(flags, paths, paths_from)
     except HelpRequested:
         console.write(usage(REVERIFY))
         return 0
@@ -168,17 +171,45 @@ def session_reverify_command(argv: Sequence[str], console: Console) -> int:
         return 2
     if banner:
         console.write(os.fsencode(banner) + b"\n")
-    return code
+    if code in (0, probes.NOT_A_WORK_TREE):
+        return code
+    # The probe ran and the claim failed: the reference's 0, unless asked.
+    return 1 if flags.get("exit_code") else 0
 
 
-def _reverify(flags: dict[str, str], paths: list[str]) -> tuple[int, str]:
+def _split_paths(argv: Sequence[str]) -> tuple[list[str], list[str], str]:
+    """The flags, the paths and how they came: after "--" (all the rest), or after
+    "--files" (the reference's form: up to the next flag); "" without paths."""
+    args: list[str] = []
+    paths: list[str] = []
+    paths_from = ""
+    rest = list(argv)
+    while rest:
+        arg = rest.pop(0)
+        if arg not in ("--", "--files"):
+            args.append(arg)
+            continue
+        if paths_from == arg:
+            raise UsageError(f"flag given twice: {arg}")
+        if paths_from:
+            raise UsageError("give the paths after --files or after --, not both")
+        paths_from = arg
+        if arg == "--":
+            paths, rest = paths + rest, []
+        else:
+            while rest and not rest[0].startswith("--"):
+                paths.append(rest.pop(0))
+    return args, paths, paths_from
+
+
+def _reverify(flags: dict[str, str], paths: list[str], paths_from: str) -> tuple[int, str]:
     modes = [m for m in ("stale", "sha_presence", "file_missing") if flags.get(m)]
     if len(modes) != 1:
         raise UsageError("want exactly one of --stale, --sha-presence, --file-missing")
-    sha, repo = flags.get("sha", ""), flags.get("repo", "")
+    sha, saved, repo = flags.get("sha", ""), flags.get("saved_sha", ""), flags.get("repo", "")
     path, root = flags.get("path", ""), flags.get("root", "")
     if modes[0] == "file_missing":
-        if sha + repo or paths:
+        if sha + saved + repo + paths_from:
             raise UsageError("--file-missing takes --path and --root only")
         if _path_fault(path):
             raise UsageError("invalid --path (want 1 to 4096 bytes without control characters)")
@@ -186,20 +217,30 @@ def _reverify(flags: dict[str, str], paths: list[str]) -> tuple[int, str]:
         if not os.path.isdir(root):
             raise UsageError("--root is not a directory")
         return probes.probe_file(root, path)
-    if modes[0] == "stale" and (path + root or paths):
-        raise UsageError("--stale takes --sha and --repo only")
-    if path + root:
-        raise UsageError("--sha-presence takes --sha, --repo and paths after -- only")
+    if modes[0] == "stale" and (path + root + paths_from or (sha and saved)):
+        raise UsageError("--stale takes --sha or --saved-sha, and --repo only")
+    if modes[0] == "sha_presence" and path + root + saved:
+        raise UsageError("--sha-presence takes --sha, --repo and paths (after --files or --) only")
+    sha += saved
     if not probes.sha_ok(os.fsencode(sha)):
-        raise UsageError("invalid --sha (want 7 to 40 hexadecimal digits)")
+        raise UsageError(f"invalid SHA (expected 7-40 hex chars): {sha}")
     repo = repo or "."
     if _path_fault(repo):
         raise UsageError("invalid --repo (want 1 to 4096 bytes without control characters)")
     if any(_path_fault(p) for p in paths):
-        raise UsageError("invalid path after -- (want 1 to 4096 bytes without control characters)")
+        raise UsageError(
+            f"invalid path after {paths_from} (want 1 to 4096 bytes without control characters)"
+        )
+    if saved:
+        return probes.probe_upstream_stale(repo, repo, sha)
     if modes[0] == "stale":
         return probes.probe_stale(repo, repo, sha)
-    code, banner = probes.probe_sha(repo, repo, sha, paths)
-    return (
-        1 if code in (probes.UNKNOWN_COMMIT, probes.NO_UPSTREAM, probes.AMBIGUOUS) else code
-    ), banner
+    found = probes.probe_sha_detail(repo, repo, sha, paths)
+    if found.landed:
+        # The reference's evidence line, after the claim's own.
+        return found.code, (
+            f"CLAIM-UNVERIFIED: SHA {sha} not found in {found.ref}.\n"
+            f"CONTENT-LANDED: diff {sha}..{found.ref} for the saved files is empty \u2014 "
+            "work landed under a foreign squash-commit header, not lost."
+        )
+    return found.code, found.banner

@@ -17,6 +17,8 @@ from .rules import (
     slash_command_fault,
     task_id_ok,
     yaml_quoted_ok,
+    yaml_scalar,
+    yaml_scalar_ok,
 )
 
 SESSION_CAP = 32768
@@ -40,12 +42,21 @@ FIELDS = (
 _WORD_CHAR = rb"[A-Za-z0-9_]"
 
 
+_HEADING_ENDS = (b" ", b"-", "\u2014".encode(), "\u2013".encode())
+
+
 def layer(line: bytes) -> int:
-    """The layer (1..5) whose heading line this is, or 0. A CR that ends the
-    line (a CRLF body) is not part of the heading."""
+    """The layer (1..5) whose heading line this is, or 0. A heading is "## Layer N"
+    followed by the end of the line, a space or a dash (-, en or em dash), as the
+    reference reads them (spec §8): "## Layer 5" alone is one, the long
+    "## Layer 1 — Git State" too. A CR that ends the line (a CRLF body) is
+    not part of the heading."""
     if line.endswith(b"\r"):
         line = line[:-1]
-    return HEADINGS.index(line) + 1 if line in HEADINGS else 0
+    if not line.startswith(b"## Layer ") or len(line) < 10 or line[9] not in b"12345":
+        return 0
+    rest = line[10:]
+    return line[9] - 0x30 if not rest or rest.startswith(_HEADING_ENDS) else 0
 
 
 def _word_char(data: bytes, at: int) -> bool:
@@ -120,8 +131,12 @@ class HeadingOrder:
 
 
 def next_action_ok(value: bytes) -> bool:
-    """The next_action value as saved (double-quoted): not empty, its escaped text
-    at most NEXT_ACTION_MAX bytes. The writer refuses what this refuses."""
+    """The next_action value as saved: double-quoted (what the writer writes; it
+    refuses what this refuses), not empty, its escaped text at most NEXT_ACTION_MAX
+    bytes; or plain as the reference writes it (spec §8), the rest of the line
+    verbatim, at most NEXT_ACTION_MAX bytes."""
+    if not value.startswith(b'"'):
+        return len(value) <= NEXT_ACTION_MAX and yaml_scalar_ok(value)
     return value != b'""' and len(value) <= NEXT_ACTION_MAX + 2 and yaml_quoted_ok(value)
 
 
@@ -145,7 +160,7 @@ class Block(Record):
         body_line: int = 0,
     ) -> None:
         self.recommended_next = recommended_next
-        self.next_action = next_action
+        self.next_action = next_action  # its text, the quoting undone
         self.tasks: list[str] = [] if tasks is None else tasks
         self.body_from = body_from
         self.body_to = body_to
@@ -172,6 +187,7 @@ def _check_frontmatter(lines: Lines, session_id: str, block: Block) -> None:
     block.next_action = reader.field("next_action")
     if not next_action_ok(block.next_action):
         raise MalformedError("bad next_action")
+    block.next_action = yaml_scalar(block.next_action)
     line = reader.field("active_tasks")
     block.tasks = []
     if line == b"active_tasks:":

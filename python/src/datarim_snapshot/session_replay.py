@@ -16,9 +16,10 @@ from .errors import MalformedError, MissingError, UsageError
 from .frontmatter import text
 from .records import Record
 from .replay_template import render_replay_prompt
-from .rules import first_word, occurrences, pattern, session_id_ok, yaml_unquote
+from .roots import reader_root
+from .rules import first_word, occurrences, pattern, session_id_ok
 from .session_format import SESSION_CAP, Block, check_session_bytes, layer, word
-from .validate import find_root, read_artifact
+from .validate import read_artifact
 
 SUFFIX = ".session.md"
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -145,7 +146,7 @@ def recommended_cta(block: Block) -> bytes:
     cta = block.recommended_next
     if b" " not in cta and block.tasks:
         cta += b" " + block.tasks[0].encode()
-    return cta + b" | " + yaml_unquote(block.next_action)
+    return cta + b" | " + block.next_action
 
 
 def probe_all(root: str, targets: Targets) -> tuple[list[str], set[int]]:
@@ -231,11 +232,7 @@ def replay_session(
         raise UsageError("want --session <SESSION-ID> or --latest", code=3)
     if session and not session_id_ok(session):
         raise UsageError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)", code=3)
-    if root is not None:
-        if not os.path.isdir(root):
-            raise UsageError("--root is not a directory", code=3)
-    else:
-        root = find_root()
+    root = reader_root(root)
     directory = os.path.join(root, "datarim", "sessions")
     if os.path.islink(directory):
         raise MalformedError("datarim/sessions is a symlink")

@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 
 from .errors import MalformedError, MissingError, UsageError
+from .roots import reader_root
 from .rules import session_id_ok
 from .session_format import SESSION_CAP, Block, check_session_bytes
-from .validate import find_root, read_artifact
+from .validate import read_artifact
 
 
 def check_session_file(path: str, session_id: str) -> Block:
@@ -26,11 +27,7 @@ def session_path(session_id: str, root: str | None = None) -> str:
     --root that is not a directory, MalformedError when datarim/sessions is a symlink."""
     if not session_id_ok(session_id):
         raise UsageError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)", code=3)
-    if root is not None:
-        if not os.path.isdir(root):
-            raise UsageError("--root is not a directory", code=3)
-    else:
-        root = find_root()
+    root = reader_root(root)
     if os.path.islink(os.path.join(root, "datarim", "sessions")):
         raise MalformedError("datarim/sessions is a symlink")
     return os.path.join(root, session_relpath(session_id))

@@ -13,6 +13,7 @@ from .rules import (
     BAD_TASK,
     CAP,
     MARKER,
+    REFERENCE_MARKER,
     is_captured_by,
     is_stage,
     is_timestamp,
@@ -20,6 +21,8 @@ from .rules import (
     slash_command_fault,
     task_id_ok,
     yaml_quoted_ok,
+    yaml_scalar,
+    yaml_scalar_ok,
     yaml_unquote,
 )
 
@@ -86,10 +89,12 @@ class StageSnapshot(Record):
 
 
 def _check_option_item(line: bytes, number: int) -> bytes:
-    """Checks one options item; returns its text with the YAML quoting undone."""
-    if not line.startswith(b"  - ") or len(line) < 7 or not yaml_quoted_ok(line[4:]):
+    """Checks one options item, quoted or plain (spec §8); returns its text, the
+    YAML quoting undone."""
+    value = line[4:]
+    if not line.startswith(b"  - ") or value == b'""' or not yaml_scalar_ok(value):
         raise MalformedError(f"bad options item {number}")
-    return yaml_unquote(line[4:])
+    return yaml_scalar(value)
 
 
 def _check_git_field(key: str, value: bytes) -> bytes:
@@ -153,8 +158,7 @@ def check_snapshot_bytes(
                 lines.pos = mark
                 break
             options.append(_check_option_item(item, len(options) + 1))
-        if not options:
-            raise MalformedError("options is not a list")
+        # No item before the next key: the empty list the reference writes.
     elif line != b"options: []":
         raise MalformedError("options is not a list")
 
@@ -194,7 +198,10 @@ def check_snapshot_bytes(
         raise MalformedError("no blank line after the frontmatter")
     if int(size_text) != size:
         raise MalformedError(f"size_bytes is {size_text.decode()} but the file has {size} bytes")
-    if truncated == b"true" and (size - lines.pos < len(MARKER) or not data.endswith(MARKER)):
+    if truncated == b"true" and not any(
+        size - lines.pos >= len(marker) and data.endswith(marker)
+        for marker in (MARKER, REFERENCE_MARKER)
+    ):
         raise MalformedError(
             "truncated is true but the body does not end with the truncation marker"
         )
@@ -243,26 +250,11 @@ def read_artifact(path: str, limit: int) -> bytes:
         raise MalformedError("cannot be read") from None
 
 
-def _working_directory() -> str:
-    """The current directory; once it has been deleted, $PWD as bash keeps it
-    (or "/" without one), so both implementations look in the same places."""
-    try:
-        return os.getcwd()
-    except OSError:
-        pwd = os.environ.get("PWD", "")
-        return pwd if pwd.startswith("/") else "/"
-
-
 def find_root(start: str | None = None) -> str:
-    """The nearest directory, from start upwards, holding datarim/; else start."""
-    here = start if start is not None else _working_directory()
-    directory = here
-    while True:
-        if os.path.isdir(os.path.join(directory, "datarim")):
-            return directory
-        if directory in ("", "/"):
-            return here
-        directory = os.path.dirname(directory)
+    """The root a reader works in without --root (spec §8; see roots.discover_root)."""
+    from .roots import discover_root
+
+    return discover_root(start).path
 
 
 def snapshot_relpath(task: str) -> str:
@@ -280,11 +272,9 @@ def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageS
     """validate_stage_snapshot, also handing back the validated fields: (path, snapshot)."""
     if not task_id_ok(task):
         raise UsageError(BAD_TASK, code=3)
-    if root is not None:
-        if not os.path.isdir(root):
-            raise UsageError("--root is not a directory", code=3)
-    else:
-        root = find_root()
+    from .roots import reader_root
+
+    root = reader_root(root)
     if os.path.islink(os.path.join(root, "datarim", "snapshots")):
         raise MalformedError("datarim/snapshots is a symlink")
     rel = snapshot_relpath(task)

@@ -1,0 +1,106 @@
+"""Where a reader or hook works when no --root is given (spec §8), the twin of
+dr_discover_root in scripts/lib/datarim-common.sh: the one rule every reader
+and hook follows."""
+
+from __future__ import annotations
+
+import os
+
+from .errors import UsageError
+from .records import Record
+
+GIT_TOP_LEVEL = "git-top-level"
+NEAREST_KNOWLEDGE_BASE = "nearest-knowledge-base"
+CURRENT_DIRECTORY = "current-directory"
+
+_MARKER_FILES = ("activeContext.md", "tasks.md", "backlog.md")
+_MARKER_DIRECTORIES = ("tasks", "snapshots", "sessions")
+
+
+class RootChoice(Record):
+    """The root found and why: GIT_TOP_LEVEL, NEAREST_KNOWLEDGE_BASE or CURRENT_DIRECTORY."""
+
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+
+
+def is_knowledge_base(datarim: str) -> bool:
+    """A datarim/ directory holding a knowledge base: tasks.md, backlog.md,
+    activeContext.md, tasks/, snapshots/ or sessions/. A bare datarim/ (the
+    framework's own source tree has one) is not."""
+    return any(os.path.exists(os.path.join(datarim, name)) for name in _MARKER_FILES) or any(
+        os.path.isdir(os.path.join(datarim, name)) for name in _MARKER_DIRECTORIES
+    )
+
+
+def working_directory() -> str:
+    """The current directory; once it has been deleted, $PWD as bash keeps it
+    (or "/" without one), so both implementations look in the same places."""
+    try:
+        return os.getcwd()
+    except OSError:
+        pwd = os.environ.get("PWD", "")
+        return pwd if pwd.startswith("/") else "/"
+
+
+def _ceilings() -> set[str]:
+    """The GIT_CEILING_DIRECTORIES entries, one trailing slash dropped (as bash does)."""
+    found = set()
+    for entry in os.environ.get("GIT_CEILING_DIRECTORIES", "").split(":"):
+        if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+            entry = entry[:-1]
+        found.add(entry)
+    return found
+
+
+def _git_top_here(directory: str) -> bool:
+    """directory holds .git as git takes it: a gitfile, or a directory with HEAD."""
+    dot_git = os.path.join(directory, ".git")
+    return os.path.isfile(dot_git) or os.path.isfile(os.path.join(dot_git, "HEAD"))
+
+
+def discover_root(start: str | None = None) -> RootChoice:
+    """The root from start (default: the current directory) upwards: the git top
+    level when its datarim/ is a knowledge base, else the nearest directory whose
+    datarim/ is one, else start itself. The git top level is found the way git
+    finds it, without running git: the nearest directory holding .git, never
+    looking above an entry of GIT_CEILING_DIRECTORIES."""
+    here = start if start is not None else working_directory()
+    ceilings = _ceilings()
+    directory = here
+    nearest: str | None = None
+    searching_git = True
+    while True:
+        if searching_git and _git_top_here(directory):
+            searching_git = False
+            if is_knowledge_base(os.path.join(directory, "datarim")):
+                return RootChoice(directory, GIT_TOP_LEVEL)
+            if nearest is not None:
+                break
+        if nearest is None and is_knowledge_base(os.path.join(directory, "datarim")):
+            nearest = directory
+            if not searching_git:
+                break
+        if directory in ("", "/"):
+            break
+        directory = os.path.dirname(directory)
+        if directory in ceilings:
+            searching_git = False
+        if not searching_git and nearest is not None:
+            break
+    if nearest is not None:
+        return RootChoice(nearest, NEAREST_KNOWLEDGE_BASE)
+    return RootChoice(here, CURRENT_DIRECTORY)
+
+
+def reader_root(root_flag: str | None) -> str:
+    """--root when given (it must be a directory: UsageError code 3 otherwise),
+    else discover_root's."""
+    if root_flag is None:
+        return discover_root().path
+    if not os.path.isdir(root_flag):
+        raise UsageError("--root is not a directory", code=3)
+    return root_flag

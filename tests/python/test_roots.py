@@ -1,0 +1,160 @@
+"""Root discovery (spec §8): dr_discover_root (bash) and roots.discover_root (Python)
+find the same root for the same reason in each layout the rule names."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from datarim_snapshot.roots import (
+    CURRENT_DIRECTORY,
+    GIT_TOP_LEVEL,
+    NEAREST_KNOWLEDGE_BASE,
+    discover_root,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+COMMON = REPO / "scripts" / "lib" / "datarim-common.sh"
+
+
+def bash_discover(start: Path, env: dict[str, str]) -> tuple[str, str]:
+    script = f'. "{COMMON}"; dr_discover_root r why "$1"; printf "%s\\n%s" "$r" "$why"'
+    result = subprocess.run(
+        ["bash", "-c", script, "discover", str(start)],
+        capture_output=True,
+        check=True,
+        env=env,
+    )
+    path, reason = result.stdout.decode().split("\n")
+    return path, reason
+
+
+def git_top(path: Path) -> Path:
+    """A work tree's top as git marks it: .git/HEAD (no git needed to make one)."""
+    (path / ".git").mkdir(parents=True)
+    (path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    return path
+
+
+def knowledge_base(path: Path, marker: str = "snapshots/") -> Path:
+    datarim = path / "datarim"
+    if marker.endswith("/"):
+        (datarim / marker).mkdir(parents=True)
+    else:
+        datarim.mkdir(parents=True, exist_ok=True)
+        (datarim / marker).write_text("# marker\n")
+    return path
+
+
+def layout(tmp: Path, name: str) -> tuple[Path, Path, str]:
+    """(start, expected root, expected reason) of one layout built under tmp."""
+    ws = tmp / "ws"
+    if name == "stray-empty-datarim-below-the-git-top":
+        knowledge_base(git_top(ws))
+        (ws / "sub" / "datarim").mkdir(parents=True)
+        start = ws / "sub" / "deep"
+        return start, ws, GIT_TOP_LEVEL
+    if name == "git-top-wins-over-a-nearer-knowledge-base":
+        knowledge_base(git_top(ws), "tasks.md")
+        knowledge_base(ws / "sub", "activeContext.md")
+        return ws / "sub" / "a" / "b" / "c", ws, GIT_TOP_LEVEL
+    if name == "bare-datarim-at-the-git-top-defers-to-a-knowledge-base-above":
+        knowledge_base(tmp, "backlog.md")
+        git_top(ws)
+        (ws / "datarim" / "skills").mkdir(parents=True)
+        return ws / "src", tmp, NEAREST_KNOWLEDGE_BASE
+    if name == "no-git-nearest-knowledge-base":
+        knowledge_base(ws, "tasks/")
+        (ws / "a" / "datarim").mkdir(parents=True)
+        return ws / "a" / "b", ws, NEAREST_KNOWLEDGE_BASE
+    if name == "knowledge-base-below-a-git-top-without-one":
+        git_top(ws)
+        knowledge_base(ws / "sub", "sessions/")
+        return ws / "sub" / "x", ws / "sub", NEAREST_KNOWLEDGE_BASE
+    if name == "gitfile-marks-a-work-tree-top":
+        knowledge_base(ws)
+        knowledge_base(ws / "wt")
+        (ws / "wt" / "inner" / "datarim").mkdir(parents=True)
+        (ws / "wt" / ".git").write_text("gitdir: ../.git/worktrees/wt\n")
+        return ws / "wt" / "inner", ws / "wt", GIT_TOP_LEVEL
+    if name == "git-directory-without-head-is-no-work-tree":
+        knowledge_base(git_top(ws))
+        (ws / "sub" / ".git").mkdir(parents=True)
+        knowledge_base(ws / "sub", "tasks.md")
+        return ws / "sub", ws, GIT_TOP_LEVEL
+    if name == "not-inside-any-knowledge-base":
+        git_top(ws)
+        (ws / "datarim").mkdir()
+        (ws / "sub" / "datarim").mkdir(parents=True)
+        return ws / "sub", ws / "sub", CURRENT_DIRECTORY
+    if name == "start-is-the-knowledge-base-root":
+        knowledge_base(ws)
+        return ws, ws, NEAREST_KNOWLEDGE_BASE
+    raise AssertionError(name)
+
+
+LAYOUTS = [
+    "stray-empty-datarim-below-the-git-top",
+    "git-top-wins-over-a-nearer-knowledge-base",
+    "bare-datarim-at-the-git-top-defers-to-a-knowledge-base-above",
+    "no-git-nearest-knowledge-base",
+    "knowledge-base-below-a-git-top-without-one",
+    "gitfile-marks-a-work-tree-top",
+    "git-directory-without-head-is-no-work-tree",
+    "not-inside-any-knowledge-base",
+    "start-is-the-knowledge-base-root",
+]
+
+
+@pytest.mark.parametrize("name", LAYOUTS)
+def test_both_implementations_find_the_root_the_rule_names(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmp = tmp_path.resolve()
+    start, root, reason = layout(tmp, name)
+    start.mkdir(parents=True, exist_ok=True)
+    # Nothing above the test tree may count as a work tree's top.
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp.parent))
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp.parent)}
+    choice = discover_root(str(start))
+    assert (choice.path, choice.reason) == (str(root), reason)
+    assert bash_discover(start, env) == (str(root), reason)
+
+
+@pytest.mark.parametrize("with_slash", [False, True])
+def test_a_ceiling_hides_the_work_tree_above_it(
+    with_slash: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tmp = tmp_path.resolve()
+    knowledge_base(git_top(tmp / "repo"), "tasks.md")
+    knowledge_base(tmp / "repo" / "ws")
+    start = tmp / "repo" / "ws" / "x"
+    start.mkdir(parents=True)
+    ceiling = str(tmp / "repo") + ("/" if with_slash else "")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", f"/nonexistent:{ceiling}")
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": f"/nonexistent:{ceiling}"}
+    want = (str(tmp / "repo" / "ws"), NEAREST_KNOWLEDGE_BASE)
+    choice = discover_root(str(start))
+    assert (choice.path, choice.reason) == want
+    assert bash_discover(start, env) == want
+    monkeypatch.delenv("GIT_CEILING_DIRECTORIES")
+    del env["GIT_CEILING_DIRECTORIES"]
+    want = (str(tmp / "repo"), GIT_TOP_LEVEL)
+    choice = discover_root(str(start))
+    assert (choice.path, choice.reason) == want
+    assert bash_discover(start, env) == want
+
+
+def test_sourcing_leaves_no_variable_behind(tmp_path: Path) -> None:
+    """dr_discover_root sets only the two variables it is given."""
+    knowledge_base(tmp_path)
+    script = (
+        f'. "{COMMON}"; before=$(set | grep -v "^BASH_\\|^_=\\|^before="); '
+        f'dr_discover_root r why "{tmp_path}"; '
+        'after=$(set | grep -v "^BASH_\\|^_=\\|^before=\\|^r=\\|^why="); '
+        '[ "$before" = "$after" ] && echo same'
+    )
+    result = subprocess.run(["bash", "-c", script], capture_output=True, check=True)
+    assert result.stdout == b"same\n"
