@@ -31,13 +31,13 @@ test: lint
 suites: bats bats-busybox pytest
 
 lint: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/lint.sh
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" tests/tools/lint.sh
 
 bats: $(STAMP)
 	$(VENV)/bin/bats tests/bats
 
 bats-busybox: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/test-busybox.sh
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" tests/tools/test-busybox.sh
 
 pytest: $(STAMP)
 	$(PYTEST) tests/python
@@ -50,12 +50,12 @@ demo: $(STAMP)
 
 ## make bench: prints medians and ratios; no pass/fail.
 bench: $(STAMP)
-	$(PY) dev-tools/bench.py
+	$(PY) tests/bench/bench.py
 
 ## make bench also prints the load figures (32 writers at once).
 bench: bench-load
 bench-load: $(STAMP)
-	$(PY) dev-tools/bench-load.py
+	$(PY) tests/bench/bench-load.py
 
 ## make fuzz: the long property-based runs (make test runs a bounded number).
 fuzz: $(STAMP)

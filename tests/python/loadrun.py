@@ -1,5 +1,5 @@
 """Many writers of several kinds at once, over several artefacts: the load test and
-`make bench` (dev-tools/bench-load.py) both drive it.
+`make bench` (tests/bench/bench-load.py) both drive it.
 
 A writer kind says how to start one write and how to judge the artefact after all
 writes ended: KINDS write snapshots, SESSION_KINDS append to session handoffs, each
