@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Fails on shell and awk that would not run on macOS (bash 3.2, BSD tools) or BusyBox.
 
-    tests/tools/lint-portable.py [file...]   (default: the shipped shell and awk, tests/tools/*.sh, tests/bench/*.sh)
+    tests/tools/lint-portable.py [file...]
+
+Default files: the shipped shell and awk, and the shell of tests/tools and tests/bench.
 
 Each finding is `path:line: rule: text`. A bash-4 construct is allowed on a line whose
 previous three lines test BASH_VERSINFO in code (a version guard with a fallback, as in
