@@ -85,7 +85,7 @@ emit_args() {
   preview=$output
   run "$REPO/dev-tools/emit-stage-snapshot.sh" "${args[@]}" --json
   [ "$status" -eq 0 ]
-  [[ "$output" == '{"task_id":"TUNE-0032","recommended_next":"/dr-do","options":["/dr-do TUNE-0032 | TDD implementation",'* ]]
+  [[ "$output" == '{"task_id":"TUNE-0032","recommended_next":"/dr-do","options":["/dr-do TUNE-0032 | TDD implementation",'* ]] || false
   [ ! -e "$WS/datarim" ]
   "$REPO/dev-tools/emit-stage-snapshot.sh" "${args[@]}"
   [[ "$(cat "$WS/datarim/snapshots/TUNE-0032.snapshot.md")" == *$'\n'"$preview"$'\n'size_bytes:* ]]
