@@ -10,7 +10,8 @@ setup() {
   printf 'body\n' >"$BATS_TEST_TMPDIR/body.md"
 }
 
-# A caller script: strict mode, a trap, a locale; prints its state before and after.
+# A caller script's opening: state (what a sourced library must leave as it was),
+# then strict mode, a trap, a locale and a directory changed twice (so OLDPWD is set).
 caller_state() {
   cat <<'EOF2'
 state() {
@@ -22,14 +23,11 @@ state() {
   printf 'LC_ALL=%s PWD=%s OLDPWD=%s umask=%s\n' "${LC_ALL-unset}" "$PWD" "${OLDPWD-unset}" "$(umask)"
 }
 EOF2
+  printf "set -euo pipefail\ntrap 'echo bye' EXIT\nexport LC_ALL=C.UTF-8\ncd /tmp && cd '%s'\n" "$ROOT"
 }
 
 @test "sourcing the writer once or twice defines functions only" {
   run bash -c "$(caller_state)
-    set -euo pipefail
-    trap 'echo bye' EXIT
-    export LC_ALL=C.UTF-8
-    cd /tmp && cd '$ROOT'
     before=\$(state)
     . '$REPO/scripts/lib/snapshot-writer.sh'
     . '$REPO/scripts/lib/snapshot-writer.sh'
@@ -44,10 +42,6 @@ EOF2
 
 @test "a failing call under set -euo pipefail returns its code and leaves the caller's state" {
   run bash -c "$(caller_state)
-    set -euo pipefail
-    trap 'echo bye' EXIT
-    export LC_ALL=C.UTF-8
-    cd /tmp && cd '$ROOT'
     umask 027
     . '$REPO/scripts/lib/snapshot-writer.sh'
     codes=
