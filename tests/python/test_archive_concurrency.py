@@ -17,7 +17,7 @@ from pathlib import Path
 from datarim_snapshot import check_snapshot_file
 
 REPO = Path(__file__).resolve().parents[2]
-ROUNDS = 6
+ROUNDS = int(os.environ.get("DATARIM_ARCHIVE_ROUNDS", "6"))
 TASK = "TUNE-0254"
 
 
