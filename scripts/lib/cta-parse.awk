@@ -40,8 +40,10 @@ function cta_header(line,    i, rest, next_char) {
 # The fence a line opens or closes: its run of three or more ` or ~ after at
 # most three spaces ("" for any other line). FENCE_ALONE: nothing follows it.
 function fence_run(line,    s, c, n) {
-    s = line
-    sub(/^ ? ? ?/, "", s)
+    # Counted, not sub(/^ ? ? ?/): mawk 1.3.4 matches only one optional space there.
+    n = 0
+    while (n < 3 && substr(line, n + 1, 1) == " ") n++
+    s = substr(line, n + 1)
     c = substr(s, 1, 1)
     FENCE_ALONE = 0
     if (c != "`" && c != "~") return ""
@@ -116,7 +118,10 @@ BEGIN {
     line = $0
     sub(/\r$/, "", line)
     sub(/[ \t]+$/, "", line)
-    if (NR == 1) stage_id = stage_header_id(line)
+    if (NR == 1) {
+        if (substr(line, 1, 3) == BOM) line = substr(line, 4)
+        stage_id = stage_header_id(line)
+    }
     run = fence_run(line)
     if (fence != "") {
         # Closed by a run of the same character at least as long, alone on its line.

@@ -12,6 +12,10 @@
 # Every library sources this one; the second time costs nothing.
 declare -F dr_lib_dir_into >/dev/null 2>&1 && return 0
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_datarim_common=1 && shopt -u expand_aliases; fi
+
 # dr_lib_dir_into <var>: sets <var> to this library's absolute directory.
 _dr_define_lib_dir() {
   local src=${BASH_SOURCE[0]} dir quoted
@@ -22,6 +26,31 @@ _dr_define_lib_dir() {
 }
 _dr_define_lib_dir
 unset -f _dr_define_lib_dir
+
+# dr_call <function> [<arg>...]: runs a library entry point with the shell
+# state the libraries are written for, whatever the caller's (sourced, or an
+# entry point started with SHELLOPTS/BASHOPTS in its environment): word
+# splitting on blanks (IFS), globbing on (noglob off), globs that may match
+# nothing and match case (failglob, nullglob, nocaseglob, dotglob off), case
+# patterns and [[ ]] that match case (nocasematch off), no caller's ERR or
+# RETURN trap inside our functions (errtrace, functrace off). Whatever it
+# turned off is turned on again before it returns the function's code; -e, -u
+# and pipefail need nothing: the libraries run under both states.
+dr_call() {
+  local IFS=$' \t\n' dr_call_status=0 dr_call_undo='' dr_call_option
+  case $- in *f*) set +f && dr_call_undo='set -f;' ;; esac
+  case $- in *E*) set +E && dr_call_undo="$dr_call_undo set -E;" ;; esac
+  case $- in *T*) set +T && dr_call_undo="$dr_call_undo set -T;" ;; esac
+  for dr_call_option in failglob nullglob nocaseglob dotglob nocasematch; do
+    if shopt -q "$dr_call_option"; then
+      shopt -u "$dr_call_option"
+      dr_call_undo="$dr_call_undo shopt -s $dr_call_option;"
+    fi
+  done
+  "$@" || dr_call_status=$?
+  eval "$dr_call_undo"
+  return "$dr_call_status"
+}
 
 # dr_err <program> <message>: one line on stderr, control characters shown as '?'.
 dr_err() {
@@ -194,6 +223,8 @@ dr_read_prefix_stdin() {
   local LC_ALL=C chunk text='' total=0 nul=-1 want rc
   while [ "$total" -lt "$1" ]; do
     want=$(($1 - total))
+    # read -n takes at most INT_MAX; a larger limit (a huge budget) reads in parts.
+    [ "$want" -le 1073741824 ] || want=1073741824
     chunk=
     rc=0
     IFS= read -r -d '' -n "$want" chunk || rc=$?
@@ -254,15 +285,19 @@ dr_resolve_root() {
 # dr_artifact_dir <program> <dir> [--check]: refuses a symlink standing in for
 # <dir>, and creates it (parents too) as 700 whatever the umask when it is
 # missing. With --check (a dry run) nothing is created: it only refuses what
-# the write would refuse, a symlink or something that is no directory.
+# the write would refuse, a symlink, something that is no directory, or a
+# missing <dir> whose nearest existing parent we may not write in or search.
 dr_artifact_dir() {
+  local parent
   if [ -L "$2" ]; then
     dr_err "$1" "datarim/${2##*/} is a symlink; refusing to write through it"
     return 1
   fi
   [ -d "$2" ] && return 0
   if [ "${3:-}" = --check ]; then
-    if [ -e "$2" ] || { [ -e "${2%/*}" ] && [ ! -d "${2%/*}" ]; }; then
+    parent=${2%/*}
+    [ -e "$parent" ] || [ -L "$parent" ] || parent=${parent%/*}
+    if [ -e "$2" ] || [ ! -d "$parent" ] || [ ! -w "$parent" ] || [ ! -x "$parent" ]; then
       dr_err "$1" "cannot create datarim/${2##*/}"
       return 1
     fi
@@ -354,13 +389,19 @@ dr_lock_read_owner() {
 }
 
 # dr_lock_commit <lock> <record>: creates <lock>/owner exclusively. 0 created,
-# 2 an owner file is already there or the lock is gone (not ours), 1 I/O error.
+# 2 an owner file is already there or the lock is gone (not ours), 1 I/O error:
+# the owner file could not be made, or made but not written (a full disk),
+# and then it is removed again, never left as an empty record.
 dr_lock_commit() {
-  local status=0 restore=
+  local restore='' opened='' written=''
   case $- in *C*) ;; *) restore=1 && set -C ;; esac
-  { printf '%s' "$2" >"$1/owner"; } 2>/dev/null || status=$?
+  { opened=1 && printf '%s' "$2" >&3 && written=1; } 3>"$1/owner" 2>/dev/null || :
   [ -z "$restore" ] || set +C
-  [ "$status" -eq 0 ] && return 0
+  [ -n "$written" ] && return 0
+  if [ -n "$opened" ]; then
+    rm -f -- "$1/owner" 2>/dev/null || :
+    return 1
+  fi
   if [ -e "$1/owner" ] || [ -L "$1/owner" ] || [ ! -d "$1" ]; then return 2; fi
   return 1
 }
@@ -375,7 +416,8 @@ dr_lock_put_back() {
 
 # dr_lock_take_over <lock> <record> <seen>: moves the owner file aside,
 # and if it still holds <seen> deletes it and commits <record>; otherwise puts
-# it back. 0 when the lock is now ours.
+# it back. 0 when the lock is now ours, 1 when it is not, 5 when our owner
+# file could not be written (dr_lock_commit's I/O error).
 dr_lock_take_over() {
   local LC_ALL=C aside moved=
   aside=$1/owner.aside.${BASHPID:-$$}.$RANDOM
@@ -387,7 +429,15 @@ dr_lock_take_over() {
     return 1
   fi
   rm -rf -- "$aside" 2>/dev/null || :
-  dr_lock_commit "$1" "$2"
+  dr_lock_claim "$1" "$2"
+}
+
+# dr_lock_claim <lock> <record>: dr_lock_commit on a lock found orphaned; 0
+# ours, 1 not ours (another waiter was first), 5 I/O error.
+dr_lock_claim() {
+  local status=0
+  dr_lock_commit "$1" "$2" || status=$?
+  case $status in 0) return 0 ;; 2) return 1 ;; *) return 5 ;; esac
 }
 
 # dr_lock_restore_asides <lock> <host>: a lock without an owner file may hold
@@ -413,7 +463,8 @@ dr_lock_restore_asides() {
 }
 
 # dr_lock_recover <lock> <record>: one look at a lock we could not make; 0 when
-# it was orphaned and is now ours. Keeps what it saw in the caller's
+# it was orphaned and is now ours, 5 when it was and our owner file could not
+# be written. Keeps what it saw in the caller's
 # dr_lock_seen and dr_lock_seen_polls/dr_lock_seen_since (locals of dr_lock_acquire).
 dr_lock_recover() {
   local LC_ALL=C seen host
@@ -452,9 +503,26 @@ dr_lock_recover() {
     [ $((SECONDS - dr_lock_seen_since)) -gt "$DR_LOCK_ORPHAN_GRACE" ] || return 1
   dr_lock_seen=
   if [ "$seen" = missing ]; then
-    dr_lock_commit "$1" "$2"
+    dr_lock_claim "$1" "$2"
   else
     dr_lock_take_over "$1" "$2" "${seen#file:}"
+  fi
+}
+
+# dr_lock_path_ok <program> <lock-dir>: 1 after reporting a lock path we must
+# never wait for: a symlink or a file that is no lock, or no lock at all in a
+# directory we may not create it in (not writable, or not searchable). (Each
+# test names a kind, so a lock released meanwhile is no match; when the
+# directory is writable, the holder just released it.) The write asks after
+# a failed mkdir, a dry run before any.
+dr_lock_path_ok() {
+  if [ -L "$2" ] || [ -f "$2" ] || [ -p "$2" ] || [ -S "$2" ] || [ -b "$2" ] || [ -c "$2" ]; then
+    dr_err "$1" "lock ${2##*/} is a symlink or not a directory; remove it"
+    return 1
+  fi
+  if [ ! -d "$2" ] && { [ ! -w "${2%/*}" ] || [ ! -x "${2%/*}" ]; }; then
+    dr_err "$1" "cannot create lock ${2##*/}"
+    return 1
   fi
 }
 
@@ -462,7 +530,7 @@ dr_lock_recover() {
 # polling every 20 ms; 0 held, 1 cannot lock, 3 timed out. A live writer's
 # lock is never broken; an orphaned one is taken over (see above).
 dr_lock_acquire() {
-  local prog=$1 lock=$2 tries pid start host record status began=$SECONDS
+  local prog=$1 lock=$2 tries pid start host record status mkdir_error began=$SECONDS
   local dr_lock_seen='' dr_lock_seen_polls=0 dr_lock_seen_since=0 DR_LOCK_ORPHAN_GRACE=2
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
@@ -470,7 +538,13 @@ dr_lock_acquire() {
   dr_host_name host
   record="pid=$pid"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n'
   while :; do
-    if LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null; then
+    # When mkdir fails, a second one says why: "File exists" (a lock is
+    # there: wait, or refuse what is no lock) or any other failure (a full
+    # disk, a read-only one), which is final at once, as Python's OSError is.
+    # (Only a contended poll pays for the second; it may also succeed.)
+    mkdir_error=
+    if LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null ||
+      mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1); then
       status=0
       dr_lock_commit "$lock" "$record" || status=$?
       [ "$status" -eq 0 ] && return 0
@@ -481,19 +555,20 @@ dr_lock_acquire() {
       fi
       # 2: a waiter took our fresh lock over before we wrote the owner (we
       # stalled for the grace period); it is theirs now.
-    elif [ -L "$lock" ] || [ -f "$lock" ] || [ -p "$lock" ] || [ -S "$lock" ] ||
-      [ -b "$lock" ] || [ -c "$lock" ]; then
-      # Never lock through a symlink, nor wait for a file that is no lock.
-      # (Each test names a kind, so a lock released meanwhile is no match.)
-      dr_err "$prog" "lock ${lock##*/} is a symlink or not a directory; remove it"
+    elif ! dr_lock_path_ok "$prog" "$lock"; then
       return 1
-    elif [ ! -d "$lock" ] && [ ! -w "${lock%/*}" ]; then
-      # mkdir failed, nothing is there and we may not create it. (When the
-      # directory is writable, the holder just released it: try again.)
+    elif [ "${mkdir_error#*File exists}" = "$mkdir_error" ]; then
       dr_err "$prog" "cannot create lock ${lock##*/}"
       return 1
-    elif dr_lock_recover "$lock" "$record"; then
-      return 0
+    else
+      status=0
+      dr_lock_recover "$lock" "$record" || status=$?
+      [ "$status" -eq 0 ] && return 0
+      if [ "$status" -eq 5 ]; then
+        rmdir -- "$lock" 2>/dev/null || :
+        dr_err "$prog" "cannot record the owner of lock ${lock##*/}"
+        return 1
+      fi
     fi
     # 50 polls a second, or the clock when polls run slow (a loaded machine).
     if [ "$tries" -le 0 ] || [ $((SECONDS - began)) -gt "$3" ]; then
@@ -510,6 +585,23 @@ dr_lock_acquire() {
 dr_lock_release() {
   LC_ALL=C rm -rf -- "$1" 2>/dev/null || LC_ALL=C rm -rf -- "$1" 2>/dev/null ||
     LC_ALL=C rm -rf -- "$1" 2>/dev/null || :
+}
+
+# dr_publish_target_ok <program> <dir> <name>: 1 after reporting that
+# <dir>/<name> is a directory, which no rename may replace.
+dr_publish_target_ok() {
+  [ -d "$2/$3" ] && [ ! -L "$2/$3" ] || return 0
+  dr_err "$1" "datarim/${2##*/}/$3 is a directory"
+  return 1
+}
+
+# dr_publish_check <program> <dir> <name> <lock-dir>: what a write would refuse
+# before writing a byte, checked without touching anything (a dry run): the
+# directory (dr_artifact_dir --check), the lock path and the target.
+dr_publish_check() {
+  dr_artifact_dir "$1" "$2" --check || return 1
+  [ -d "$2" ] || return 0 # made fresh by the write: nothing in it to refuse
+  dr_lock_path_ok "$1" "$4" && dr_publish_target_ok "$1" "$2" "$3"
 }
 
 # dr_publish <program> <dir> <name> <tmp-tag> <content>: writes <content> to a
@@ -532,10 +624,7 @@ dr_publish() {
     LC_ALL=C find "$dir/." ! -name . -prune -name '.tmp.*' -type f -mtime +0 \
       -exec rm -f -- {} + 2>/dev/null || :
   fi
-  if [ -d "$target" ] && [ ! -L "$target" ]; then
-    dr_err "$prog" "${target#"${dir%/*/*}"/} is a directory"
-    return 1
-  fi
+  dr_publish_target_ok "$prog" "$dir" "$3" || return 1
   tmp=$dir/.tmp.$tag.${BASHPID:-$$}.$RANDOM
   # One subshell: a private umask for the temp file (mode 600 from birth, and
   # the caller's umask untouched), then fsync through `sync FILE`. Where sync
@@ -653,3 +742,6 @@ dr_session_id_ok() {
   local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$'
   [[ $1 =~ $re ]]
 }
+
+[ -z "${_dr_aliases_datarim_common-}" ] || shopt -s expand_aliases
+unset _dr_aliases_datarim_common

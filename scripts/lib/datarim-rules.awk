@@ -14,6 +14,10 @@ function rules_init(    i) {
     STAGES = " init prd plan design do qa verify compliance archive edit publish write dream doctor optimize auto "
     CAP = 8192
     MARKER = "\n<!-- snapshot-truncated, full response in session jsonl -->\n"
+    # A byte-order mark opening an input file is an encoding signature, not
+    # text: no part of its first line (nor of a body). Elsewhere U+FEFF is a
+    # format character, refused by is_control.
+    BOM = "\357\273\277"
 }
 
 # string -> arr[1..n] of byte values; returns n.
@@ -92,13 +96,27 @@ function span(s, at, re,    total, chunk) {
     }
 }
 
-# Code points that could add a line to, or break, YAML frontmatter: C0 (tab
-# optional), DEL, C1 (NEL among them), LINE/PARAGRAPH SEPARATOR, U+FFFE/F.
+# The code points refused wherever control characters are, the same set as
+# _CONTROL_OR_TAB in python/src/datarim_snapshot/rules.py (which lists them by
+# name; docs/hardening.md, "Invisible characters"): C0 (tab optional), DEL,
+# C1, LINE/PARAGRAPH SEPARATOR, U+FFFE/F, and the format characters
+# (general category Cf, Unicode 15.1): bidi controls, zero-width ones, the
+# BOM, tag characters. Decimal, as awk has no hex literals.
 function is_control(cp, tab_ok) {
     if (cp == 9) return !tab_ok
     if (cp < 32 || (cp >= 127 && cp <= 159)) return 1
+    if (cp < 173) return 0
     if (cp == 8232 || cp == 8233 || cp == 65534 || cp == 65535) return 1
-    return 0
+    if (cp < 8203)  # U+00AD, U+0600-0605, U+061C, U+06DD, U+070F, U+0890-0891, U+08E2, U+180E
+        return cp == 173 || (cp >= 1536 && cp <= 1541) || cp == 1564 || cp == 1757 ||
+            cp == 1807 || cp == 2192 || cp == 2193 || cp == 2274 || cp == 6158
+    if (cp <= 8303)  # U+200B-200F, U+202A-202E, U+2060-2064, U+2066-206F
+        return cp <= 8207 || (cp >= 8234 && cp <= 8238) || (cp >= 8288 && cp <= 8292) || cp >= 8294
+    # U+FEFF, U+FFF9-FFFB, U+110BD, U+110CD, U+13430-1343F, U+1BCA0-1BCA3,
+    # U+1D173-1D17A, U+E0001, U+E0020-E007F
+    return cp == 65279 || (cp >= 65529 && cp <= 65531) || cp == 69821 || cp == 69837 ||
+        (cp >= 78896 && cp <= 78911) || (cp >= 113824 && cp <= 113827) ||
+        (cp >= 119155 && cp <= 119162) || cp == 917505 || (cp >= 917536 && cp <= 917631)
 }
 
 # Reason a --command / --recommended-next value is refused, or "".

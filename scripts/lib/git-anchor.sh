@@ -9,6 +9,10 @@
 # DATARIM_SNAPSHOT_GIT=0 turns all of it off (no git call at all). Sourcing
 # defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_git_anchor=1 && shopt -u expand_aliases; fi
+
 _git_anchor_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -72,3 +76,6 @@ git_anchor_probe() {
   case $head in '' | '(initial)') return 0 ;; esac
   printf -v "$2" '%s\n%s\n%s' "$head" "$branch" "$dirty"
 }
+
+[ -z "${_dr_aliases_git_anchor-}" ] || shopt -s expand_aliases
+unset _dr_aliases_git_anchor

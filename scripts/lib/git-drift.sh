@@ -10,6 +10,10 @@
 # DATARIM_SNAPSHOT_GIT=0 turns it off (no git call at all). Sourcing defines
 # functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_git_drift=1 && shopt -u expand_aliases; fi
+
 _git_drift_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -124,3 +128,6 @@ git_drift_notice() {
     recorded_head "${f[0]}" current_head "${f[3]}"
   git_drift_fill "$frame" "$2" recorded "$recorded" current "$current" relation "$relation"
 }
+
+[ -z "${_dr_aliases_git_drift-}" ] || shopt -s expand_aliases
+unset _dr_aliases_git_drift

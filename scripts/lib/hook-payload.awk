@@ -49,6 +49,9 @@ function parse_object(depth,    key, c) {
         skip_ws()
         if (substr(S, P, 1) != "\"") fail()
         key = parse_string()
+        # A key holding U+0000 or a lone surrogate names no member we read
+        # (json.loads keeps those characters; awk strings cannot).
+        if (STRBAD) key = "\001" key
         expect(":")
         parse_value(depth)
         if (depth == 1) { TYPE[key] = VTYPE; STR[key] = VSTR; BAD[key] = STRBAD }

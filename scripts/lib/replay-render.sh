@@ -5,6 +5,10 @@
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_replay_render=1 && shopt -u expand_aliases; fi
+
 _replay_render_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -18,7 +22,8 @@ unset -f _replay_render_load
 # replay prompt (or, given <out-var>, stores it there): the CTA line, a blank
 # line, the bilingual block, a blank line, "done before:" and the body
 # exactly as given.
-replay_render_prompt() {
+replay_render_prompt() { dr_call replay_render_prompt_body "$@"; } # with our shell options
+replay_render_prompt_body() {
   local LC_ALL=C dir block=''
   dr_lib_dir_into dir
   IFS= read -r -d '' block <"$dir/text/replay-instructions.txt" || :
@@ -28,3 +33,6 @@ replay_render_prompt() {
     printf '%s\n\n%s\ndone before:\n%s' "$1" "$block" "$2"
   fi
 }
+
+[ -z "${_dr_aliases_replay_render-}" ] || shopt -s expand_aliases
+unset _dr_aliases_replay_render

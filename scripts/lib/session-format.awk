@@ -47,11 +47,25 @@ function session_word(low, w,    P, n, k, p) {
     return 0
 }
 
+# 1 when line holds a provenance tag: verified:, assumed: or unverified:
+# (what the replay shows for a failed probe, so a line carried over from a
+# replay stays tagged), each as a whole word: nothing of [A-Za-z0-9_] just
+# before it ("xverified:" is no tag).
+function session_tagged(line,    T, t, n, k, P) {
+    split("verified: assumed: unverified:", T, " ")
+    for (t = 1; t <= 3; t++) {
+        n = occurrences(line, T[t], P)
+        for (k = 1; k <= n; k++)
+            if (P[k] == 1 || !session_is_word_char(substr(line, P[k] - 1, 1))) return 1
+    }
+    return 0
+}
+
 # The claim word (as written) of a line that claims pushed, merged,
-# deployed, green or passing (whole word, any case) without a verified: or
-# assumed: tag; "" when the line is fine.
+# deployed, green or passing (whole word, any case) without a provenance
+# tag (session_tagged); "" when the line is fine.
 function session_untagged_claim(line,    low, k, p, best, width) {
-    if (index(line, "verified:") || index(line, "assumed:")) return ""
+    if (session_tagged(line)) return ""
     low = tolower(line)
     best = 0
     for (k = 1; k <= 5; k++) {

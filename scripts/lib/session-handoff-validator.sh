@@ -8,6 +8,10 @@
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_session_handoff_validator=1 && shopt -u expand_aliases; fi
+
 _session_handoff_validator_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -45,7 +49,8 @@ session_resolve() {
 
 # check_session_handoff: the validator's command line. 0 valid, 1 missing,
 # 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
-check_session_handoff() {
+check_session_handoff() { dr_call check_session_handoff_body "$@"; } # with our shell options
+check_session_handoff_body() {
   local prog=check-session-handoff status=0 finished file msg
   # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
   # shellcheck disable=SC2034
@@ -91,3 +96,6 @@ session_self_test() {
   fi
   printf '%s: self-test passed\n' "$prog"
 }
+
+[ -z "${_dr_aliases_session_handoff_validator-}" ] || shopt -s expand_aliases
+unset _dr_aliases_session_handoff_validator

@@ -11,6 +11,10 @@
 # Also runnable directly: bash scripts/lib/session-handoff-writer.sh --root ...
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_session_handoff_writer=1 && shopt -u expand_aliases; fi
+
 _session_handoff_writer_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -89,7 +93,8 @@ session_resume_block() {
 #   --recommended-next </cmd> --next-action <text> --active-tasks-file <file>
 #   --body-file <file> [--captured-at YYYY-MM-DDTHH:MM:SSZ]
 # 0 saved (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
-write_session_handoff() {
+write_session_handoff() { dr_call write_session_handoff_body "$@"; } # with our shell options
+write_session_handoff_body() {
   [ "${DATARIM_DISABLE_SESSION_HANDOFF:-}" = 1 ] && return 0
   local prog=session-handoff-writer status=0 timeout root dir name lock content
   local opt_root='' opt_session='' opt_captured_by='' opt_recommended_next='' opt_next_action=''
@@ -140,6 +145,9 @@ write_session_handoff() {
   session_resume_block "$root" "$opt_session" "$opt_recommended_next" "$new_next_action" "$new_tasks" || :
   return 0
 }
+
+[ -z "${_dr_aliases_session_handoff_writer-}" ] || shopt -s expand_aliases
+unset _dr_aliases_session_handoff_writer
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   write_session_handoff "$@"

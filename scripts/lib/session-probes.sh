@@ -17,6 +17,10 @@
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_session_probes=1 && shopt -u expand_aliases; fi
+
 _session_probes_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -188,7 +192,8 @@ session_probe_file() {
 #   --file-missing --path <path> [--root <dir>]
 # 0 the claim holds; 1 it does not (the banner on stdout); 2 bad input;
 # 3 not a git work tree.
-reverify_session_claims() {
+reverify_session_claims() { dr_call reverify_session_claims_body "$@"; } # with our shell options
+reverify_session_claims_body() {
   local prog=reverify-session-claims status=0 banner='' mode='' arg
   local opt_stale='' opt_sha_presence='' opt_file_missing='' opt_sha='' opt_repo='' opt_path='' opt_root=''
   local -a flags=() paths=()
@@ -268,3 +273,6 @@ reverify_session_claims() {
   [ -z "$banner" ] || printf '%s\n' "$banner"
   return "$status"
 }
+
+[ -z "${_dr_aliases_session_probes-}" ] || shopt -s expand_aliases
+unset _dr_aliases_session_probes

@@ -46,6 +46,7 @@ function read_tasks(    t, nt, nul, i, start, stop, line, fault, text, bar, id, 
     nt = str_bytes(ENVIRON["DR_TASKS"], t)
     nul = ENVIRON["DR_TASKS_NUL"] + 0
     TASKS = ""; TASK_LINES = ""; line = 0; start = 1
+    if (substr(ENVIRON["DR_TASKS"], 1, 3) == BOM) start = 4
     for (i = 1; i <= nt + 1; i++) {
         if (i <= nt && t[i] != 10) continue
         line++
@@ -76,6 +77,7 @@ function read_body(    line, fault, k, arr, m, nul) {
     if (ENVIRON["DR_BODY_LEN"] + 0 > BODY_MAX) refuse("--body-file is larger than " BODY_MAX " bytes")
     NL = 0
     while ((getline line) > 0) L[++NL] = line
+    if (NL && substr(L[1], 1, 3) == BOM) L[1] = substr(L[1], 4)
     nul = ENVIRON["DR_BODY_NUL"] + 0
     for (k = 1; k <= NL; k++) {
         if (L[k] !~ /[\200-\377]/) continue
@@ -156,7 +158,7 @@ BEGIN {
     check_old()
 
     NL = redact_lines(L, NL)
-    # A tag glued to a secret ("token=abcverified: merged") goes with it.
+    # A tag inside a quoted secret (api_key='abc verified: x') goes with it.
     for (k = 1; k <= NL; k++) {
         fault = session_untagged_claim(L[k])
         if (fault != "")

@@ -11,6 +11,10 @@
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_session_replay=1 && shopt -u expand_aliases; fi
+
 _session_replay_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -145,7 +149,8 @@ session_unique_lines() {
 }
 
 # session_replay: the resume's command line (see the top of this file).
-session_replay() {
+session_replay() { dr_call session_replay_body "$@"; } # with our shell options
+session_replay_body() {
   local prog=session-replay status=0 root file id msg
   local opt_session='' opt_latest='' opt_root=''
   dr_parse_flags "$prog" "--session= --latest --root=" "" "$@" || status=$?
@@ -193,3 +198,6 @@ session_replay() {
   esac
   session_replay_run "$root" "$file" "$id"
 }
+
+[ -z "${_dr_aliases_session_replay-}" ] || shopt -s expand_aliases
+unset _dr_aliases_session_replay

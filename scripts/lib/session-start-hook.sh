@@ -13,6 +13,10 @@
 # prints nothing and returns 0. Sourcing defines session_start_* functions
 # (plus those of the libraries it loads) and nothing else.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_session_start_hook=1 && shopt -u expand_aliases; fi
+
 _session_start_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -40,7 +44,8 @@ session_start_payload() {
 }
 
 # session_start_hook [-h|--help]: the hook (see the top). Always returns 0.
-session_start_hook() {
+session_start_hook() { dr_call session_start_hook_body "$@"; } # with our shell options
+session_start_hook_body() {
   local source='' cwd='' root task budget cta='' out status=0
   # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
   local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
@@ -71,3 +76,6 @@ session_start_hook() {
   printf '%s' "${out%.}"
   return 0
 }
+
+[ -z "${_dr_aliases_session_start_hook-}" ] || shopt -s expand_aliases
+unset _dr_aliases_session_start_hook

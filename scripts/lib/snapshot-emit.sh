@@ -10,6 +10,10 @@
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_snapshot_emit=1 && shopt -u expand_aliases; fi
+
 _emit_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -56,7 +60,8 @@ emit_parse_cta() {
 # 0 written, printed (--dry-run, --json) or disabled; 1 refused or I/O
 # failure; 2 usage; 3 lock timeout. --captured-by defaults to agent: the
 # stage's own last step is what calls this.
-emit_stage_snapshot() {
+emit_stage_snapshot() { dr_call emit_stage_snapshot_body "$@"; } # with our shell options
+emit_stage_snapshot_body() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
   local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview anchor
   local nl=$'\n'
@@ -79,7 +84,8 @@ emit_stage_snapshot() {
     return 0
   fi
   dr_resolve_root "$prog" "$opt_root" root || return 1
-  dr_artifact_dir "$prog" "$root/datarim/snapshots" --check || return 1
+  dr_publish_check "$prog" "$root/datarim/snapshots" "$opt_task.snapshot.md" \
+    "$root/datarim/snapshots/.lock.$opt_task" || return 1
   if [ -n "$opt_json" ]; then
     printf '%s\n' "$cta_json"
   else
@@ -89,3 +95,6 @@ emit_stage_snapshot() {
     printf 'recommended_next: %s\n' "$preview"
   fi
 }
+
+[ -z "${_dr_aliases_snapshot_emit-}" ] || shopt -s expand_aliases
+unset _dr_aliases_snapshot_emit

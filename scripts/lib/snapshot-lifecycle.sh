@@ -13,6 +13,10 @@
 # defines lifecycle_* functions (plus those of the libraries it loads) and
 # nothing else.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_snapshot_lifecycle=1 && shopt -u expand_aliases; fi
+
 _lifecycle_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -47,7 +51,8 @@ lifecycle_task_arg() {
 }
 
 # lifecycle_show_main: snapshot-show's command line (see the top).
-lifecycle_show_main() {
+lifecycle_show_main() { dr_call lifecycle_show_main_body "$@"; } # with our shell options
+lifecycle_show_main_body() {
   local prog=snapshot-show status=0 root task msg rel
   local opt_task='' opt_root='' opt_json=''
   # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
@@ -79,7 +84,8 @@ lifecycle_show_main() {
 }
 
 # lifecycle_list_main: snapshot-list's command line (see the top).
-lifecycle_list_main() {
+lifecycle_list_main() { dr_call lifecycle_list_main_body "$@"; } # with our shell options
+lifecycle_list_main_body() {
   local LC_ALL=C prog=snapshot-list status=0 root dir file name task msg now rows=''
   local opt_root='' opt_json=''
   # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
@@ -184,7 +190,8 @@ lifecycle_undo_dirs() {
 }
 
 # lifecycle_archive_main: snapshot-archive's command line (see the top).
-lifecycle_archive_main() {
+lifecycle_archive_main() { dr_call lifecycle_archive_main_body "$@"; } # with our shell options
+lifecycle_archive_main_body() {
   local prog=snapshot-archive status=0 root dir task area timeout rel
   local opt_task='' opt_root='' opt_area=''
   dr_parse_flags "$prog" "--task= @--task --root= --area=" "" "$@" || status=$?
@@ -253,3 +260,6 @@ lifecycle_archive_locked() {
   fi
   printf '%s\n' "$target"
 }
+
+[ -z "${_dr_aliases_snapshot_lifecycle-}" ] || shopt -s expand_aliases
+unset _dr_aliases_snapshot_lifecycle

@@ -52,6 +52,7 @@ BEGIN {
     # A NUL ends what we were given; the line holding it is refused below.
     nul = ENVIRON["DR_OPTIONS_NUL"] + 0
     options = ""; count = 0; line = 0; start = 1; redacted_options = 0
+    if (substr(ENVIRON["DR_OPTIONS"], 1, 3) == BOM) start = 4
     for (i = 1; i <= nopt + 1; i++) {
         if (i <= nopt && opt[i] != 10) continue
         line++
@@ -95,6 +96,11 @@ BEGIN {
     nbody = ENVIRON["DR_BODY_LEN"] + 0
     nul = ENVIRON["DR_BODY_NUL"] + 0
     text = ENVIRON["DR_BODY"]
+    if (substr(text, 1, 3) == BOM) {
+        # The window shrinks with the body: "more" still means the same bytes.
+        text = substr(text, 4); nbody -= 3; WINDOW -= 3
+        if (nul >= 0) nul -= 3
+    }
     more = nbody > WINDOW
     if (more) {
         text = substr(text, 1, WINDOW)

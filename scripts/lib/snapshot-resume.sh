@@ -11,6 +11,10 @@
 # datarim/activeContext.md. Sourcing defines resume_* functions only (plus
 # those of the libraries it loads); nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_snapshot_resume=1 && shopt -u expand_aliases; fi
+
 _resume_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -222,7 +226,8 @@ resume_emit() {
 }
 
 # resume_replay_main: render-replay-prompt's command line (see the top).
-resume_replay_main() {
+resume_replay_main() { dr_call resume_replay_main_body "$@"; } # with our shell options
+resume_replay_main_body() {
   local prog=render-replay-prompt status=0 root task cta option_names
   local opt_task='' opt_root='' opt_hint='' opt_option='' opt_json=''
   # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
@@ -263,7 +268,8 @@ resume_replay_main() {
 }
 
 # resume_task_main: resume-task's command line (see the top).
-resume_task_main() {
+resume_task_main() { dr_call resume_task_main_body "$@"; } # with our shell options
+resume_task_main_body() {
   local prog=resume-task status=0 root task cta='' format=text
   local opt_task='' opt_root='' opt_json=''
   # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
@@ -287,3 +293,6 @@ resume_task_main() {
     return 1
   fi
 }
+
+[ -z "${_dr_aliases_snapshot_resume-}" ] || shopt -s expand_aliases
+unset _dr_aliases_snapshot_resume

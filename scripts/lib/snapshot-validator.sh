@@ -7,6 +7,10 @@
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_snapshot_validator=1 && shopt -u expand_aliases; fi
+
 _snapshot_validator_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -80,7 +84,8 @@ snapshot_take_fields() {
 
 # check_stage_snapshot: the validator's command line. 0 valid, 1 missing,
 # 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
-check_stage_snapshot() {
+check_stage_snapshot() { dr_call check_stage_snapshot_body "$@"; } # with our shell options
+check_stage_snapshot_body() {
   local prog=check-stage-snapshot status=0 finished root rel msg
   # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
   # shellcheck disable=SC2034
@@ -122,3 +127,6 @@ snapshot_self_test() {
   fi
   printf '%s: self-test passed\n' "$prog"
 }
+
+[ -z "${_dr_aliases_snapshot_validator-}" ] || shopt -s expand_aliases
+unset _dr_aliases_snapshot_validator

@@ -10,6 +10,10 @@
 # Also runnable directly: bash scripts/lib/snapshot-writer.sh --root ...
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_snapshot_writer=1 && shopt -u expand_aliases; fi
+
 _snapshot_writer_load() {
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
@@ -84,7 +88,8 @@ snapshot_publish() {
 #   --captured-by agent|operator --recommended-next </cmd> --body-file <file>
 #   [--options-file <file>] [--captured-at YYYY-MM-DDTHH:MM:SSZ]
 # 0 written (or disabled), 1 refused or I/O failure, 2 usage, 3 lock timeout.
-write_stage_snapshot() {
+write_stage_snapshot() { dr_call write_stage_snapshot_body "$@"; } # with our shell options
+write_stage_snapshot_body() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
   local prog=snapshot-writer timeout content content_redacted anchor
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
@@ -101,6 +106,9 @@ write_stage_snapshot() {
   snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
   [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"
 }
+
+[ -z "${_dr_aliases_snapshot_writer-}" ] || shopt -s expand_aliases
+unset _dr_aliases_snapshot_writer
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   write_stage_snapshot "$@"

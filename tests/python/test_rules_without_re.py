@@ -63,8 +63,15 @@ def test_timestamp(value: bytes) -> None:
     assert rules.is_timestamp(value) == expected
 
 
-CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
-CONTROL_OR_TAB = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+# The format characters (Unicode Cf, 15.1) refused with the controls (docs/hardening.md).
+FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)
+CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff{FORMAT}]")
+CONTROL_OR_TAB = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff{FORMAT}]")
 
 
 def _old_utf8_scan(data: bytes, ctl: bool, tab_ok: bool) -> str:

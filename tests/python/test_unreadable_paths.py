@@ -4,7 +4,10 @@ A snapshot whose path cannot be looked up counts as missing (exit 1, "is
 missing"), as it does when a file stands where datarim/snapshots should be
 (the corpus pins that). `list` on a snapshots directory it cannot read or
 search says so in one line and exits 2, instead of an empty table or a
-traceback. Permissions mean nothing to root, so as root the commands run as
+traceback. A writer writes into a directory it may write and search but not
+list (mode 300), and `emit --dry-run` refuses, with the write's code and
+message, whatever the write would refuse (an unsearchable root, a directory
+it may not create or lock in). Permissions mean nothing to root, so as root the commands run as
 nobody (uid 65534), with the system Python (root's own may be out of reach).
 """
 
@@ -134,3 +137,127 @@ def test_list_of_a_readable_snapshots_directory_lists_it(workspace: Path) -> Non
     """The same run, permissions intact: the snapshot is listed (the tests above can fail)."""
     code, out, err = _both("snapshot-list.sh", "list", "--root", str(workspace))
     assert (code, err) == (0, b"") and b"TUNE-0254" in out
+
+
+# --- Writers in directories they may write but not list, dry runs that check what writes do ---
+
+ANSWER = (REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md").read_bytes()
+SESSION_BODY = "## Layer 1 \u2014 Git State\nnone\n\n## Layer 5 \u2014 Failed Approaches\nnone\n"
+
+
+def _inputs(workspace: Path) -> dict[str, str]:
+    """Input files beside the workspace, readable by nobody."""
+    top = workspace.parent
+    files = {
+        "body": ("body.md", b"Plan ready.\n"),
+        "answer": ("answer.md", ANSWER),
+        "tasks": ("tasks.txt", b"TUNE-0254 | in_progress\n"),
+        "session-body": ("session.md", SESSION_BODY.encode()),
+    }
+    paths = {}
+    for key, (name, data) in files.items():
+        (top / name).write_bytes(data)
+        (top / name).chmod(0o644)
+        paths[key] = str(top / name)
+    return paths
+
+
+def _writer(kind: str, root: Path, inputs: dict[str, str]) -> tuple[str, ...]:
+    common = ("--root", str(root), "--captured-at", "2026-05-21T13:45:00Z")
+    if kind == "write":
+        return ("snapshot-writer-wrapper.sh", "write", *common, "--task", "TUNE-0254",
+                "--stage", "plan", "--command", "/dr-plan", "--captured-by", "agent",
+                "--recommended-next", "/dr-do", "--body-file", inputs["body"])  # fmt: skip
+    if kind == "emit":
+        return ("emit-stage-snapshot.sh", "emit", *common, "--task", "TUNE-0032",
+                "--stage", "plan", "--command", "/dr-plan",
+                "--response-file", inputs["answer"])  # fmt: skip
+    return ("session-handoff-writer-wrapper.sh", "session-write", *common, "--session", SESSION,
+            "--captured-by", "agent", "--recommended-next", "/dr-do", "--next-action", "go on",
+            "--active-tasks-file", inputs["tasks"],
+            "--body-file", inputs["session-body"])  # fmt: skip
+
+
+def _give_to_nobody(*paths: Path) -> None:
+    if AS_ROOT:
+        for path in paths:
+            os.chown(path, NOBODY, NOBODY)
+
+
+@pytest.mark.parametrize("kind", ["write", "emit", "session-write"])
+def test_writers_write_into_a_directory_they_cannot_list(workspace: Path, kind: str) -> None:
+    """Mode 300: writable and searchable, not listable. No temp-file sweep there
+    (the shell glob sees nothing either), and the file is written."""
+    directory = workspace / "datarim" / ("sessions" if kind == "session-write" else "snapshots")
+    (directory / f"{SESSION}.session.md").unlink(missing_ok=True)  # a fresh session file
+    _give_to_nobody(directory, *directory.iterdir())
+    inputs = _inputs(workspace)
+    names = {"write": "TUNE-0254.snapshot.md", "emit": "TUNE-0032.snapshot.md"}
+    target = directory / names.get(kind, f"{SESSION}.session.md")
+    outputs = []
+    for impl in ("bash", "python"):
+        target.unlink(missing_ok=True)
+        directory.chmod(0o300)
+        code, out, err = _run(impl, *_writer(kind, workspace, inputs))
+        directory.chmod(0o700)
+        outputs.append((code, out, err, target.read_bytes() if target.exists() else None))
+    assert outputs[0] == outputs[1], outputs
+    code, _, err, written = outputs[0]
+    assert (code, written is not None) == (0, True), err
+
+
+def _dry_run(workspace: Path) -> tuple[int, bytes, bytes]:
+    tool = _writer("emit", workspace, _inputs(workspace))
+    return _both(*tool, "--dry-run")
+
+
+def _write(workspace: Path) -> tuple[int, bytes, bytes]:
+    return _both(*_writer("emit", workspace, _inputs(workspace)))
+
+
+def test_a_dry_run_refuses_a_root_it_cannot_search(workspace: Path) -> None:
+    workspace.chmod(0o000)
+    try:
+        expected = (1, b"", b"emit-stage-snapshot: --root is not a directory\n")
+        assert _dry_run(workspace) == expected
+        assert _write(workspace) == expected
+    finally:
+        workspace.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("place", "mode", "message"),
+    [
+        ("datarim", 0o555, b"cannot create datarim/snapshots"),  # snapshots/ still to make
+        ("datarim", 0o666, b"cannot create datarim/snapshots"),
+        ("snapshots", 0o555, b"cannot create lock .lock.TUNE-0032"),
+        ("snapshots", 0o666, b"cannot create lock .lock.TUNE-0032"),  # not searchable
+    ],
+)
+def test_a_dry_run_refuses_what_the_write_refuses(
+    workspace: Path, place: str, mode: int, message: bytes
+) -> None:
+    """The same code and message from the dry run as from the write, which then
+    writes nothing: a write that cannot be is never announced as possible."""
+    snapshots = workspace / "datarim" / "snapshots"
+    if place == "datarim":
+        shutil.rmtree(snapshots)
+    _give_to_nobody(workspace / "datarim", *([snapshots] if snapshots.exists() else []))
+    directory = workspace / "datarim" if place == "datarim" else snapshots
+    directory.chmod(mode)
+    try:
+        expected = (1, b"", b"emit-stage-snapshot: " + message + b"\n")
+        assert _dry_run(workspace) == expected
+        assert _write(workspace) == expected
+    finally:
+        directory.chmod(0o755)
+    assert not (snapshots / "TUNE-0032.snapshot.md").exists()
+    snapshots.mkdir(exist_ok=True)  # for the fixture's clean-up
+
+
+def test_a_dry_run_passes_where_the_write_passes(workspace: Path) -> None:
+    """The same workspace, nothing taken away: both pass (the tests above can fail)."""
+    _give_to_nobody(workspace / "datarim", workspace / "datarim" / "snapshots")
+    code, out, err = _dry_run(workspace)
+    assert (code, err) == (0, b"") and out.startswith(b"recommended_next: /dr-design\n")
+    assert _write(workspace)[0] == 0

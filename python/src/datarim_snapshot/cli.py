@@ -78,14 +78,28 @@ def main(
     return code
 
 
+def _die_of(name: str) -> None:
+    """Ends the process by the signal itself, as a shell tool does (bash
+    included), so the caller sees 128 + signal and a shell loop stops."""
+    import signal  # only on the way out
+
+    number = getattr(signal, name)
+    signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
+
+
 def run() -> None:
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        # Ctrl-C (a writer waiting for a lock, a long read): no traceback. Locks
+        # held were released on the way out (held_lock's __exit__); one waited
+        # for is not ours and stays as it was.
+        _die_of("SIGINT")
+        raise SystemExit(130) from None
     if code == BROKEN_PIPE:
         # End the way a shell tool does when its reader has gone (bash included).
-        import signal
-
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGPIPE)
+        _die_of("SIGPIPE")
     if sys.stdout is not None:  # None when the caller closed it
         try:  # noqa: SIM105 (contextlib would cost every command its import)
             sys.stdout.flush()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .errors import RefusedError
 from .records import Record
-from .rules import CAP, slash_command_fault, task_id_ok, utf8_scan
+from .rules import BOM, CAP, slash_command_fault, task_id_ok, utf8_scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -125,6 +125,8 @@ def _scan(path: str) -> _Scan:
     fence = b""
     for number, line in enumerate(_lines(path), start=1):
         if number == 1:
+            if line.startswith(BOM):
+                line = line[3:]
             scan.stage_id = _stage_header_id(line)
         run, alone = _fence_run(line)
         if fence:

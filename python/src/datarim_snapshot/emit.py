@@ -118,8 +118,9 @@ def emit_stage_snapshot(
     start = content.index(b"\nrecommended_next: ") + 1
     preview = content[start : content.index(b"\nsize_bytes: ") + 1]
     if dry_run:
-        resolved = fsops.resolve_root(os.fspath(root))
-        fsops.artifact_dir(os.path.join(resolved, "datarim", "snapshots"), create=False)
+        directory = os.path.join(fsops.resolve_root(os.fspath(root)), "datarim", "snapshots")
+        lock = os.path.join(directory, f".lock.{task}")
+        fsops.check_publish(directory, f"{task}.snapshot.md", lock)
         path = None
     else:
         path = publish_snapshot(root, task, content, timeout)

@@ -69,6 +69,11 @@ def resolve_root(root: str) -> str:
     if not os.path.isdir(root):
         raise RefusedError("--root is not a directory")
     try:
+        # Searchable too (the shell twin cd's into it): "root/." resolves only then.
+        os.stat(os.path.join(root, "."))
+    except OSError:
+        raise RefusedError("--root is not a directory") from None
+    try:
         os.getcwd()
     except OSError:
         # The shell twin resolves the root with cd and back; from a deleted
@@ -87,7 +92,9 @@ def resolve_root(root: str) -> str:
 
 def artifact_dir(path: str, create: bool = True) -> None:
     """Refuses a symlink standing in for path; creates it as 700 when missing.
-    With create False (a dry run) only refuses what the write would refuse."""
+    With create False (a dry run) only refuses what the write would refuse: a
+    symlink, something that is no directory, or a missing path whose nearest
+    existing parent we may not write in or search."""
     name = os.path.basename(path)
     if os.path.islink(path):
         raise RefusedError(f"datarim/{name} is a symlink; refusing to write through it")
@@ -95,7 +102,9 @@ def artifact_dir(path: str, create: bool = True) -> None:
         return
     if not create:
         parent = os.path.dirname(path)
-        if os.path.lexists(path) or (os.path.exists(parent) and not os.path.isdir(parent)):
+        if not os.path.lexists(parent):
+            parent = os.path.dirname(parent)
+        if os.path.lexists(path) or not (os.path.isdir(parent) and _may_enter_and_write(parent)):
             raise RefusedError(f"cannot create datarim/{name}")
         return
     try:
@@ -106,6 +115,32 @@ def artifact_dir(path: str, create: bool = True) -> None:
         if os.path.isdir(path) and not os.path.islink(path):
             return  # a concurrent writer made it
         raise RefusedError(f"cannot create datarim/{name}") from None
+
+
+def _may_enter_and_write(path: str) -> bool:
+    """We may search path and create entries in it (test -w and -x, effective ids)."""
+    mode = os.W_OK | os.X_OK
+    if os.access in os.supports_effective_ids:
+        return os.access(path, mode, effective_ids=True)
+    return os.access(path, mode)
+
+
+def check_publish(directory: str, name: str, lock: str) -> None:
+    """What a write would refuse before writing a byte, checked without touching
+    anything (a dry run): the directory, the lock path and the target."""
+    artifact_dir(directory, create=False)
+    if os.path.isdir(directory):  # else made fresh by the write: nothing in it to refuse
+        check_lock_path(lock)
+        check_target(directory, name)
+
+
+def check_target(directory: str, name: str) -> None:
+    """Refuses a directory standing at directory/name, which no rename may replace."""
+    try:
+        if stat.S_ISDIR(os.lstat(os.path.join(directory, name)).st_mode):
+            raise RefusedError(f"datarim/{os.path.basename(directory)}/{name} is a directory")
+    except FileNotFoundError:
+        pass
 
 
 def read_prefix(path: str, limit: int) -> bytes:
@@ -218,7 +253,9 @@ def _remove_entry(path: str) -> None:
 
 def commit_lock(lock: str, record: bytes) -> bool:
     """Creates <lock>/owner exclusively: True when the lock is now ours, False
-    when an owner file is already there or the lock is gone. OSError otherwise."""
+    when an owner file is already there or the lock is gone. OSError otherwise,
+    also when the file was made but could not be written (a full disk): it is
+    removed again, never left as an empty record."""
     path = os.path.join(lock, "owner")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -229,9 +266,14 @@ def commit_lock(lock: str, record: bytes) -> bool:
             return False
         raise
     try:
-        os.write(fd, record)
-    finally:
+        view = memoryview(record)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
         os.close(fd)
+        _unlink_quietly(path)
+        raise
+    os.close(fd)
     return True
 
 
@@ -247,7 +289,8 @@ def _put_back(lock: str, aside: str) -> None:
 
 def take_over(lock: str, record: bytes, seen: bytes) -> bool:
     """Moves the owner file aside; if it still holds seen, deletes it and commits
-    record, else puts it back. True when the lock is now ours."""
+    record, else puts it back. True when the lock is now ours; OSError when our
+    owner file could not be written."""
     owner = os.path.join(lock, "owner")
     aside = os.path.join(lock, f"owner.aside.{os.getpid()}.{random15()}")
     try:
@@ -259,10 +302,7 @@ def take_over(lock: str, record: bytes, seen: bytes) -> bool:
         _put_back(lock, aside)
         return False
     _remove_entry(aside)
-    try:
-        return commit_lock(lock, record)
-    except OSError:
-        return False
+    return commit_lock(lock, record)  # OSError: ours to report (acquire_lock)
 
 
 def restore_asides(lock: str, host: bytes) -> bool:
@@ -333,10 +373,7 @@ class _Recovery:
             return False
         self.seen = None
         if seen is None:
-            try:
-                return commit_lock(self.lock, self.record)
-            except OSError:
-                return False
+            return commit_lock(self.lock, self.record)
         return take_over(self.lock, self.record, seen)
 
 
@@ -369,6 +406,17 @@ def _not_a_lock(lock: str) -> bool:
         return False
 
 
+def check_lock_path(lock: str) -> None:
+    """Refuses a lock path we must never wait for (dr_lock_path_ok): a symlink or
+    a file that is no lock, or no lock at all in a directory we may not create it
+    in. A dry run asks before any mkdir; acquire_lock meets the same on its own."""
+    name = os.path.basename(lock)
+    if _not_a_lock(lock):
+        raise RefusedError(f"lock {name} is a symlink or not a directory; remove it")
+    if not os.path.isdir(lock) and not _may_enter_and_write(os.path.dirname(lock)):
+        raise RefusedError(f"cannot create lock {name}")
+
+
 def acquire_lock(lock: str, timeout: int) -> None:
     deadline = time.monotonic() + timeout
     name = os.path.basename(lock)
@@ -378,13 +426,15 @@ def acquire_lock(lock: str, timeout: int) -> None:
         try:
             os.mkdir(lock, 0o700)
         except FileExistsError:
-            if _not_a_lock(lock):
-                # Never lock through a symlink, nor wait for a file that is no lock.
-                raise RefusedError(
-                    f"lock {name} is a symlink or not a directory; remove it"
-                ) from None
-            if recovery.attempt():
-                return
+            # Never lock through a symlink, nor wait for a file that is no lock.
+            check_lock_path(lock)
+            try:
+                if recovery.attempt():
+                    return
+            except OSError:
+                # An orphaned lock taken over, our owner file not written.
+                quietly(os.rmdir, lock)
+                raise RefusedError(f"cannot record the owner of lock {name}") from None
         except OSError:
             raise RefusedError(f"cannot create lock {name}") from None
         else:
@@ -425,7 +475,13 @@ def release_lock(lock: str) -> None:
 def publish(directory: str, name: str, tag: str, content: bytes) -> None:
     """Atomically replaces directory/name with content (mode 600). Call it holding the lock."""
     prefix = f".tmp.{tag}."
-    for entry in os.listdir(directory):
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        # A directory we may write and search but not list (mode 300): no
+        # sweep, as the shell glob finds nothing there; the write goes on.
+        entries = []
+    for entry in entries:
         if entry.startswith(prefix):
             _unlink_quietly(os.path.join(directory, entry))
         elif entry.startswith(".tmp."):
@@ -440,11 +496,7 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
                 _unlink_quietly(path)
     target = os.path.join(directory, name)
     shown = f"datarim/{os.path.basename(directory)}/{name}"
-    try:
-        if stat.S_ISDIR(os.lstat(target).st_mode):
-            raise RefusedError(f"{shown} is a directory")
-    except FileNotFoundError:
-        pass
+    check_target(directory, name)
     tmp = os.path.join(directory, f"{prefix}{os.getpid()}.{random15()}")
     try:
         fd = os.open(

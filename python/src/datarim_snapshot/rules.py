@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 CAP = 8192
+# A byte-order mark opening an input file is an encoding signature, not text:
+# it is no part of the file's first line (nor of a body). Anywhere else U+FEFF
+# is a format character, refused like a control character.
+BOM = b"\xef\xbb\xbf"
 MARKER = b"\n<!-- snapshot-truncated, full response in session jsonl -->\n"
 STAGES = [
     "init",
@@ -42,12 +46,32 @@ _TASK_HEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
 # Every digit read as 9, so a fixed layout of digits is one comparison.
 _DIGITS_AS_NINE = bytes.maketrans(b"0123456789", b"9999999999")
 _STR_DIGITS_AS_NINE = str.maketrans("0123456789", "9999999999")
-# Code points that could add a line to, or break, YAML frontmatter: C0 (tab
-# aside), DEL, C1 (NEL among them), LINE/PARAGRAPH SEPARATOR, U+FFFE/U+FFFF.
+# The code points refused wherever control characters are (every field, every
+# options and active-tasks line), the same set as is_control in
+# datarim-rules.awk (docs/hardening.md, "Invisible characters"):
+# - those that could add a line to, or break, YAML frontmatter: C0 (tab
+#   aside), DEL, C1 (NEL among them), LINE/PARAGRAPH SEPARATOR, U+FFFE/U+FFFF;
+# - the format characters (general category Cf, Unicode 15.1), invisible or
+#   reordering text: soft hyphen U+00AD, U+0600-0605, U+061C, U+06DD, U+070F,
+#   U+0890-0891, U+08E2, U+180E, zero-width and direction marks U+200B-200F,
+#   bidi embeddings and overrides U+202A-202E, U+2060-2064, bidi isolates and
+#   deprecated format controls U+2066-206F, the BOM / ZWNBSP U+FEFF, U+FFF9-FFFB,
+#   U+110BD, U+110CD, U+13430-1343F, U+1BCA0-1BCA3, U+1D173-1D17A, and the tag
+#   characters U+E0001, U+E0020-E007F.
+# A fixed list, not unicodedata: the same answer on every Python, and no import.
+_FORMAT_RANGES = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD),
+    (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E),
+    (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)  # fmt: skip
 _CONTROL_OR_TAB = frozenset(
     [chr(c) for c in range(0x20)]
     + [chr(c) for c in range(0x7F, 0xA0)]
     + ["\u2028", "\u2029", "\ufffe", "\uffff"]
+    + [chr(c) for low, high in _FORMAT_RANGES for c in range(low, high + 1)]
 )
 _CONTROL = _CONTROL_OR_TAB - {"\t"}
 # shown(): C0 and DEL become "?".
@@ -120,7 +144,7 @@ def is_control(char: str, tab_ok: bool = False) -> bool:
 
 def _first_control(text: str, tab_ok: bool) -> int:
     """Index of the first control character in text (a tab too unless tab_ok), or -1."""
-    if text.isprintable():  # every control character is unprintable: none here
+    if text.isprintable():  # every refused character (Cc, Cf, Zl, Zp, Cn) is unprintable
         return -1
     controls = _CONTROL if tab_ok else _CONTROL_OR_TAB
     for index, char in enumerate(text):
@@ -260,11 +284,14 @@ def checked_lines(data: bytes, flag: str) -> Iterator[tuple[int, bytes]]:
     """(number, line) of a one-item-per-line input file, empty lines included.
 
     A CR ending a line is a line end; a NUL ends the input and its line is
-    refused. A line that is not UTF-8 or holds a control character (tab
-    aside) raises RefusedError naming flag and line when the caller reaches it.
+    refused; a BOM opening the input is no part of line 1. A line that is not
+    UTF-8 or holds a control character (tab aside) raises RefusedError naming
+    flag and line when the caller reaches it.
     """
     nul = data.find(b"\0")
     text = data if nul < 0 else data[:nul]
+    if text.startswith(BOM):
+        text = text[3:]
     segments = text.split(b"\n")
     for number, segment in enumerate(segments, start=1):
         last = number == len(segments)

@@ -12,6 +12,7 @@ from .records import Record
 from .redaction import redact, redact_lines
 from .resume_block import render_resume_block
 from .rules import (
+    BOM,
     checked_lines,
     is_captured_by,
     is_timestamp,
@@ -114,6 +115,8 @@ def _read_body(data: bytes) -> list[bytes]:
         raise RefusedError(f"--body-file is larger than {BODY_MAX} bytes")
     nul = data.find(b"\0")
     text = data if nul < 0 else data[:nul]
+    if text.startswith(BOM):
+        text = text[3:]
     if utf8_scan(text):
         raise RefusedError("--body-file is not valid UTF-8")
     if nul >= 0:
@@ -209,7 +212,7 @@ def render_session_block(
                 "nothing written: start a new session"
             ) from None
     lines, count = redact_lines(lines)
-    # A tag glued to a secret ("token=abcverified: merged") goes with it.
+    # A tag inside a quoted secret (api_key='abc verified: x') goes with it.
     for number, line in enumerate(lines, start=1):
         claim = untagged_claim(line)
         if claim:

@@ -8,6 +8,7 @@ import time
 from . import anchor, fsops
 from .errors import RefusedError
 from .rules import (
+    BOM,
     CAP,
     MARKER,
     STAGES,
@@ -138,8 +139,12 @@ def render_snapshot_counted(
     # The body: its file's first BODY_WINDOW bytes up to a NUL, redacted
     # before the cap is applied, so that a cut never keeps half a secret.
     body = body[:BODY_READ_LIMIT]
-    more = len(body) > BODY_WINDOW
-    window = body[:BODY_WINDOW]
+    window_size = BODY_WINDOW
+    if body.startswith(BOM):
+        # The window shrinks with the body: "more" still means the same bytes.
+        body, window_size = body[3:], BODY_WINDOW - 3
+    more = len(body) > window_size
+    window = body[:window_size]
     nul = window.find(b"\0")
     text = window if nul < 0 else window[:nul]
     if redact:

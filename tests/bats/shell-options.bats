@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# The libraries under a caller's shell options: sourced into a shell with
+# failglob, nocasematch, noglob, an odd IFS or aliases, or run as entry points
+# with SHELLOPTS/BASHOPTS in the environment, they behave as under the
+# defaults, and the caller has its options back afterwards, on every return path.
+
+setup() {
+  REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
+  ROOT=$BATS_TEST_TMPDIR/ws
+  mkdir -p "$ROOT/datarim/snapshots"
+  printf 'body\n' >"$BATS_TEST_TMPDIR/body.md"
+  WRITE_ARGS=(--root "$ROOT" --stage plan --command /dr-plan --captured-by agent
+    --recommended-next /dr-do --body-file "$BATS_TEST_TMPDIR/body.md")
+  WRITE="${WRITE_ARGS[*]}" # for the callers' scripts (no blank in these paths)
+}
+
+# caller <setup> <call>: a shell that sets options, sources the writer, makes
+# the call and prints its code and then its options.
+caller() {
+  bash -c "$1
+    . '$REPO/scripts/lib/snapshot-writer.sh'
+    . '$REPO/scripts/lib/snapshot-lifecycle.sh'
+    code=0
+    $2 || code=\$?
+    echo \"code=\$code\"
+    shopt -p failglob nocasematch nullglob
+    case \$- in *f*) echo noglob ;; esac
+    echo \"ifs=[\$IFS]\""
+}
+
+@test "failglob: the caller's shell carries on, the snapshot is written, no lock is left" {
+  run caller 'shopt -s failglob' "write_stage_snapshot --task TUNE-0254 $WRITE"
+  [ "${lines[0]}" = "code=0" ]
+  [ "${lines[1]}" = "shopt -s failglob" ]
+  [ -f "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md" ]
+  [ "$(ls -A "$ROOT/datarim/snapshots")" = TUNE-0254.snapshot.md ]
+}
+
+@test "nocasematch: a lower-case task ID is refused, nothing is written" {
+  run caller 'shopt -s nocasematch' "write_stage_snapshot --task tune-0254 $WRITE 2>/dev/null"
+  [ "${lines[0]}" = "code=1" ]
+  [ "${lines[2]}" = "shopt -s nocasematch" ]
+  [ -z "$(ls -A "$ROOT/datarim/snapshots")" ]
+}
+
+@test "noglob: list lists the snapshots, sourced and as an entry point" {
+  "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task TUNE-0254 "${WRITE_ARGS[@]}"
+  run caller 'set -f' "lifecycle_list_main --root '$ROOT'"
+  [ "${lines[1]%% *}" = TUNE-0254 ]
+  [ "${lines[2]}" = "code=0" ]
+  [ "${lines[6]}" = noglob ]
+  run env SHELLOPTS=noglob "$REPO/dev-tools/snapshot-list.sh" --root "$ROOT"
+  [ "$status" -eq 0 ]
+  [ "${lines[1]%% *}" = TUNE-0254 ]
+}
+
+@test "BASHOPTS=failglob:nocasematch: the entry point refuses a lower-case ID and writes the right one" {
+  run env BASHOPTS=failglob:nocasematch "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task tune-0254 "${WRITE_ARGS[@]}"
+  [ "$status" -eq 1 ]
+  run env BASHOPTS=failglob:nocasematch "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task TUNE-0254 "${WRITE_ARGS[@]}"
+  [ "$status" -eq 0 ]
+  [ "$(ls -A "$ROOT/datarim/snapshots")" = TUNE-0254.snapshot.md ]
+}
+
+@test "an IFS of digits: the write reads its settings as usual" {
+  run caller 'IFS=0123456789' "write_stage_snapshot --task TUNE-0254 $WRITE"
+  [ "${lines[0]}" = "code=0" ]
+  [ "${lines[4]}" = "ifs=[0123456789]" ]
+  [ -f "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md" ]
+}
+
+@test "aliases defined before sourcing never enter the library's functions" {
+  run caller "shopt -s expand_aliases; alias cd='echo cd'; alias mv='echo mv'; alias rm='echo rm'" \
+    "write_stage_snapshot --task TUNE-0254 $WRITE"
+  [ "${lines[0]}" = "code=0" ]
+  [ -f "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md" ]
+  [ "$(ls -A "$ROOT/datarim/snapshots")" = TUNE-0254.snapshot.md ]
+  # The caller keeps its aliases and alias expansion.
+  run bash -c "shopt -s expand_aliases; alias cd='echo cd'
+    . '$REPO/scripts/lib/snapshot-writer.sh'
+    shopt -p expand_aliases; alias"
+  [ "${lines[0]}" = "shopt -s expand_aliases" ]
+  [ "${lines[1]}" = "alias cd='echo cd'" ]
+}
+
+@test "every entry point gives the caller its options back, on success and on refusal" {
+  run bash -c "
+    for lib in '$REPO'/scripts/lib/*.sh; do . \"\$lib\"; done
+    shopt -s failglob nullglob nocaseglob dotglob nocasematch
+    set -f -E -T
+    before=\$(shopt -p; set +o)
+    for call in write_stage_snapshot write_session_handoff emit_stage_snapshot check_stage_snapshot \
+      check_session_handoff resume_replay_main resume_task_main reverify_session_claims \
+      session_replay lifecycle_show_main lifecycle_list_main lifecycle_archive_main replay_render_prompt; do
+      \"\$call\" --no-such-flag >/dev/null 2>&1 || :
+      \"\$call\" --help >/dev/null 2>&1 || :
+      after=\$(shopt -p; set +o)
+      [ \"\$before\" = \"\$after\" ] || { echo \"\$call changed the options\"; diff <(echo \"\$before\") <(echo \"\$after\"); }
+    done
+    session_start_hook </dev/null
+    [ \"\$before\" = \"\$(shopt -p; set +o)\" ] || echo 'session_start_hook changed the options'
+    echo done"
+  [ "$status" -eq 0 ]
+  [ "$output" = "done" ]
+}

@@ -1,0 +1,85 @@
+"""Ctrl-C while a writer waits for a lock, both implementations.
+
+The writer waits for a live owner's lock (this test process's own record);
+SIGINT goes to its whole process group, as a terminal's Ctrl-C does. It must
+end by that signal (a shell shows 130), print at most one line and no
+traceback, and leave the lock it waited for exactly as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from datarim_snapshot import fsops
+
+REPO = Path(__file__).resolve().parents[2]
+SESSION = "SESSION-20260521-134500"
+SESSION_BODY = "## Layer 1 \u2014 Git State\nnone\n\n## Layer 5 \u2014 Failed Approaches\nnone\n"
+ANSWER = REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md"
+TOOLS = {
+    "write": ("snapshot-writer-wrapper.sh", "snapshots", "TUNE-0254"),
+    "emit": ("emit-stage-snapshot.sh", "snapshots", "TUNE-0032"),
+    "session-write": ("session-handoff-writer-wrapper.sh", "sessions", SESSION),
+}
+
+
+def _flags(kind: str, root: Path, top: Path) -> list[str]:
+    (top / "body.md").write_text("Plan ready.\n")
+    (top / "tasks.txt").write_text("TUNE-0254 | in_progress\n")
+    (top / "session.md").write_text(SESSION_BODY)
+    common = ["--root", str(root)]
+    if kind == "write":
+        return common + ["--task", "TUNE-0254", "--stage", "plan", "--command", "/dr-plan",
+                         "--captured-by", "agent", "--recommended-next", "/dr-do",
+                         "--body-file", str(top / "body.md")]  # fmt: skip
+    if kind == "emit":
+        return common + ["--task", "TUNE-0032", "--stage", "plan", "--command", "/dr-plan",
+                         "--response-file", str(ANSWER)]  # fmt: skip
+    return common + ["--session", SESSION, "--captured-by", "agent", "--recommended-next",
+                     "/dr-do", "--next-action", "go on",
+                     "--active-tasks-file", str(top / "tasks.txt"),
+                     "--body-file", str(top / "session.md")]  # fmt: skip
+
+
+@pytest.mark.parametrize("impl", ["bash", "python"])
+@pytest.mark.parametrize("kind", list(TOOLS))
+def test_ctrl_c_while_waiting_ends_quietly_and_leaves_the_lock(
+    tmp_path: Path, kind: str, impl: str
+) -> None:
+    tool, subdir, artefact = TOOLS[kind]
+    root = tmp_path / "ws"
+    directory = root / "datarim" / subdir
+    lock = directory / f".lock.{artefact}"
+    lock.mkdir(parents=True)
+    record = fsops.owner_record("test")  # this process: alive for the whole wait
+    (lock / "owner").write_bytes(record)
+    command = (
+        [str(REPO / "dev-tools" / tool)]
+        if impl == "bash"
+        else [sys.executable, "-m", "datarim_snapshot", kind]
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python" / "src"),
+               DR_SNAPSHOT_LOCK_TIMEOUT="60", DR_SESSION_LOCK_TIMEOUT="60")  # fmt: skip
+    writer = subprocess.Popen(
+        command + _flags(kind, root, tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,  # its own process group, as a terminal's job
+    )
+    time.sleep(2.0)  # well past start-up: the writer is polling the lock
+    assert writer.poll() is None, writer.communicate()
+    os.killpg(writer.pid, signal.SIGINT)
+    out, err = writer.communicate(timeout=20)
+    assert writer.returncode == -signal.SIGINT, (writer.returncode, err)
+    assert out == b""
+    assert b"Traceback" not in err and err.count(b"\n") <= 1, err
+    assert (lock / "owner").read_bytes() == record
+    assert sorted(p.name for p in lock.iterdir()) == ["owner"]
+    assert sorted(p.name for p in directory.iterdir()) == [lock.name]
