@@ -3,7 +3,7 @@
 # (python3.9 on PATH, or a pyenv 3.9): compiles every module, then writes and
 # validates a snapshot. Without one it says so; vermin (make lint) still checks.
 set -euo pipefail
-cd "$(dirname -- "$0")/.."
+cd "$(dirname -- "$0")/../.."
 py39=
 if command -v pyenv >/dev/null 2>&1; then
   for candidate in "$(pyenv root)"/versions/3.9*/bin/python3.9; do

@@ -24,11 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "python" / "src" / "datarim_snapshot"
 WRITER = REPO / "dev-tools" / "snapshot-writer-wrapper.sh"
 CHECKER = REPO / "dev-tools" / "check-stage-snapshot-on-exit.sh"
-FLOOR = REPO / "dev-tools" / "bench-floor.sh"
+FLOOR = REPO / "tests" / "bench" / "bench-floor.sh"
 REFERENCE_MS = 50.0
 RUNS = int(os.environ.get("BENCH_RUNS", "30"))
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Fails on shell and awk that would not run on macOS (bash 3.2, BSD tools) or BusyBox.
 
-    dev-tools/lint-portable.py [file...]     (default: the shipped shell and awk files)
+    tests/tools/lint-portable.py [file...]
+
+Default files: the shipped shell and awk, and the shell of tests/tools and tests/bench.
 
 Each finding is `path:line: rule: text`. A bash-4 construct is allowed on a line whose
 previous three lines test BASH_VERSINFO in code (a version guard with a fallback, as in
@@ -16,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # declare/local/typeset with an attribute letter (options may come in several groups).
 DECLARE = r"\b(declare|local|typeset)\s+(-[a-zA-Z]+\s+)*-"
@@ -176,6 +178,8 @@ def shipped_files() -> list[Path]:
     files = sorted((REPO / "scripts" / "lib").glob("*.sh"))
     files += sorted((REPO / "scripts" / "lib").glob("*.awk"))
     files += sorted((REPO / "dev-tools").glob("*.sh"))
+    files += sorted((REPO / "tests" / "tools").glob("*.sh"))
+    files += sorted((REPO / "tests" / "bench").glob("*.sh"))
     files += [REPO / ".ci" / "run"] if (REPO / ".ci" / "run").exists() else []
     return files
 

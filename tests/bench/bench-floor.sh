@@ -5,7 +5,7 @@
 # release) on throw-away paths under <dir>, with no validation, no rendering
 # and no error handling.
 #
-#   dev-tools/bench-floor.sh <dir>
+#   tests/bench/bench-floor.sh <dir>
 set -eu
 dir=$1
 out=$(LC_ALL=C exec awk 'BEGIN { printf "x." }' </dev/null)

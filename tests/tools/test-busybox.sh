@@ -5,13 +5,13 @@
 # non-GNU coreutils, grep, sed and awk stand in for macOS's BSD ones. git,
 # which BusyBox does not have, is linked in as it is.
 #
-#   dev-tools/test-busybox.sh [bats args...]     (make bats-busybox)
+#   tests/tools/test-busybox.sh [bats args...]     (make bats-busybox)
 #
 # Installs Debian's busybox package when it is missing and we are root; else
 # prints a skip notice and exits 0, unless DATARIM_REQUIRE_BUSYBOX=1 (CI),
 # which makes a missing busybox an error.
 set -euo pipefail
-cd "$(dirname -- "$0")/.."
+cd "$(dirname -- "$0")/../.."
 repo=$PWD
 dir=$repo/.busybox/bin
 

@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "python"))
 
 from loadrun import check_load, mixed_plan, run_load  # noqa: E402
 
