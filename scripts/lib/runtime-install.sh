@@ -47,11 +47,11 @@ runtime_install_say() {
 
 # runtime_install_payload <source> <out-var>: the suite's paths, relative to
 # <source>, one per line: every file of scripts/lib and scripts/lib/text, then
-# dev-tools/*.sh (maintainer tools aside), so that a /dr-* command run
+# dev-tools/*.sh (the demos aside), so that a /dr-* command run
 # meanwhile finds the libraries of the entry points it calls.
 runtime_install_payload() {
-  # Maintainer tools of this repository, which never go to a runtime.
-  local skip=' bench-floor.sh check-python39.sh demo.sh demo-resume.sh lint.sh test-busybox.sh '
+  # The demos play in a throw-away workspace of this repository; a runtime needs none.
+  local skip=' demo.sh demo-resume.sh '
   local path name list=''
   for path in "$1"/scripts/lib/* "$1"/scripts/lib/text/* "$1"/dev-tools/*.sh; do
     [ -f "$path" ] && [ ! -L "$path" ] || continue

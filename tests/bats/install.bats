@@ -165,7 +165,7 @@ CONTENT-LANDED: diff e35ea16..origin/main for the saved files is empty — work 
   [[ $output == *"files installed into $HOME/.claude"* ]]
   [ -f "$HOME/.claude/dev-tools/check-stage-snapshot-on-exit.sh" ]
   [ -f "$HOME/.claude/scripts/lib/snapshot-writer.sh" ]
-  [ ! -e "$HOME/.claude/dev-tools/lint.sh" ] # maintainer tools stay home
+  [ ! -e "$HOME/.claude/dev-tools/demo.sh" ] # the demos stay home
   # The installed copy names nothing of the repository: it runs from where it is.
   run grep -rlF "$REPO" "$HOME/.claude/dev-tools" "$HOME/.claude/scripts"
   [ "$status" -eq 1 ]
