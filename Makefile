@@ -4,8 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+VENV_PATH := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
-.PHONY: all test suites lint bats bats-busybox pytest demo bench bench-load fuzz venv clean
+.PHONY: all test test-full suites lint bats bats-busybox pytest pytest-corpus pytest-rest \
+	demo bench bench-load fuzz stress venv clean install restore
 
 all: test
 
@@ -21,45 +23,73 @@ $(STAMP): python/pyproject.toml Makefile
 
 venv: $(STAMP)
 
-## make test: lint (shellcheck, mypy, ruff, portability), then the bats suite,
-## the bats suite with BusyBox tools and the pytest suite side by side (one
-## job a core; each one's output is printed whole when it ends).
-test: lint
-	@echo "bats, bats-busybox and pytest running side by side; output follows as each ends"
-	@$(MAKE) --no-print-directory -j2 --output-sync=target suites
+## make test: the lint (shellcheck, mypy, ruff, portability), the bats suite, the
+## bats suite with BusyBox tools and the pytest suite (in two parts), all side by
+## side: the machine's cores are shared by whichever are still running; each one's
+## output is printed whole when it ends (docs/testing.md has what each takes).
+## Then the run must have left no file in the repository.
+test: $(STAMP)
+	@echo "lint, bats, bats-busybox and pytest running side by side; output follows as each ends"
+	@tests/tools/leaves-no-files.sh $(MAKE) --no-print-directory -j5 --output-sync=target suites
 
-suites: bats bats-busybox pytest
+suites: lint bats bats-busybox pytest
+
+## make test-full: make test, with the sampled runs taking every case (the
+## failsafe run over the whole corpus, the runner checks over every case).
+test-full: export DATARIM_TEST_FULL := 1
+test-full: test
 
 lint: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/lint.sh
+	$(VENV_PATH) tests/tools/lint.sh
 
 bats: $(STAMP)
 	$(VENV)/bin/bats tests/bats
 
 bats-busybox: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/test-busybox.sh
+	$(VENV_PATH) tests/tools/test-busybox.sh
 
-pytest: $(STAMP)
-	$(PYTEST) tests/python
+pytest: pytest-corpus pytest-rest
+
+# The conformance corpus on the Python port, and everything else: two jobs of
+# about the same length, so that make -j can run them side by side.
+pytest-corpus: $(STAMP)
+	$(PYTEST) tests/python/test_conformance.py
+
+pytest-rest: $(STAMP)
+	$(PYTEST) tests/python --ignore=tests/python/test_conformance.py
 
 ## make demo: snapshots for a sample task in a throw-away workspace, then a
 ## write -> /clear -> resume round trip through the SessionStart hook.
 demo: $(STAMP)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/demo.sh
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" dev-tools/demo-resume.sh
+	$(VENV_PATH) dev-tools/demo.sh
+	$(VENV_PATH) dev-tools/demo-resume.sh
 
 ## make bench: prints medians and ratios; no pass/fail.
 bench: $(STAMP)
-	$(PY) dev-tools/bench.py
+	$(PY) tests/bench/bench.py
 
 ## make bench also prints the load figures (32 writers at once).
 bench: bench-load
 bench-load: $(STAMP)
-	$(PY) dev-tools/bench-load.py
+	$(PY) tests/bench/bench-load.py
 
 ## make fuzz: the long property-based runs (make test runs a bounded number).
 fuzz: $(STAMP)
 	DATARIM_FUZZ_EXAMPLES=2000 $(PYTEST) tests/python -k "property or fuzz"
+
+## make install: this project's suite into ${DATARIM_RUNTIME:-$$HOME/.claude}
+## (dev-tools/, scripts/lib/), where the reference's /dr-* commands call it,
+## keeping what it replaces; make restore puts that back (docs/coming-from-the-reference.md).
+install:
+	dev-tools/install.sh
+
+restore:
+	dev-tools/install.sh --restore
+
+## make stress: the crash and archive-race tests at ten times make test's rounds.
+stress: $(STAMP)
+	DATARIM_CRASH_ROUNDS=320 DATARIM_ARCHIVE_ROUNDS=60 \
+	  $(PYTEST) tests/python/test_crash_consistency.py tests/python/test_archive_concurrency.py
 
 clean:
 	rm -rf $(VENV) .bench .busybox

@@ -804,7 +804,7 @@ dr_artifact_state() {
 # nearest directory holding .git (a gitfile, or a directory with HEAD),
 # never looking above an entry of GIT_CEILING_DIRECTORIES.
 dr_discover_root() {
-  local start=${3:-${PWD:-/}} dir parent nearest='' searching_git=1 ceilings=: rest entry
+  local start=${3:-${PWD:-/}} dir nearest='' searching_git=1 ceilings=: rest entry
   rest=${GIT_CEILING_DIRECTORIES:-}
   while [ -n "$rest" ]; do
     entry=${rest%%:*}
@@ -845,6 +845,7 @@ dr_discover_root() {
 
 # dr_find_root <out-var> [<start>]: dr_discover_root's root alone.
 dr_find_root() {
+  # shellcheck disable=SC2034 # the reason is not wanted here
   local dr_find_root_reason
   dr_discover_root "$1" dr_find_root_reason "${2:-}"
 }

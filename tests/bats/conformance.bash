@@ -1,9 +1,61 @@
 # shellcheck shell=bash
-# Runs one case of tests/conformance against the bash entry point of its suite
-# (format: tests/conformance/README.md). Twin of tests/python/conformance.py.
+# Runs one case of tests/conformance on one implementation, named by a mapping file
+# (tests/conformance/impl/<impl>.map; README "The runner contract"). Twin of
+# tests/python/conformance.py: the same mappings, escapes, sandbox and comparisons.
+#
+#   CONFORMANCE_IMPL    an impl name (bash, python) or the path of a .map (default bash)
+#   CONFORMANCE_PATH    the PATH the implementation runs with (default: the runner's)
+#   CONFORMANCE_PYTHON  what {PYTHON} stands for (default python3)
+#
+# A case costs about ten processes here: `make test` runs this 1400 times.
 
 CONFORMANCE_REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
 CONFORMANCE_CORPUS=$CONFORMANCE_REPO/tests/conformance
+case ${CONFORMANCE_IMPL:=bash} in
+  *.map) CONFORMANCE_MAP=$CONFORMANCE_IMPL ;;
+  *) CONFORMANCE_MAP=$CONFORMANCE_CORPUS/impl/$CONFORMANCE_IMPL.map ;;
+esac
+CONFORMANCE_IMPL_NAME=${CONFORMANCE_MAP##*/}
+CONFORMANCE_IMPL_NAME=${CONFORMANCE_IMPL_NAME%.map}
+
+# conformance_lines <file>: FILE_LINES=(the file's lines), split at \n only, a last line
+# without \n included, none for a missing file (as the Python runner's _lines).
+conformance_lines() {
+  local line
+  FILE_LINES=()
+  [ -f "$1" ] || return 0
+  while IFS= read -r line || [ -n "$line" ]; do FILE_LINES+=("$line"); done <"$1"
+}
+
+# conformance_one_line <file> <out-var>: a one-line entry (cwd, umask, stdin-from,
+# expect/exit), blanks around it dropped.
+conformance_one_line() {
+  local line=
+  IFS=$' \t' read -r line <"$1" || :
+  printf -v "$2" '%s' "$line"
+}
+
+# conformance_unescape <text> <out-var>: \\ \n \r \t \xHH (two hex digits); any other
+# backslash stands for itself. Not printf %b, which knows more escapes than the contract.
+conformance_unescape() {
+  local rest=$1 out='' byte
+  while [[ $rest == *\\* ]]; do
+    out+=${rest%%\\*}
+    rest=${rest#*\\}
+    case $rest in
+      \\*) out+=\\ rest=${rest:1} ;;
+      n*) out+=$'\n' rest=${rest:1} ;;
+      r*) out+=$'\r' rest=${rest:1} ;;
+      t*) out+=$'\t' rest=${rest:1} ;;
+      x[0-9a-fA-F][0-9a-fA-F]*)
+        printf -v byte '%b' "\\x${rest:1:2}"
+        out+=$byte rest=${rest:3}
+        ;;
+      *) out+=\\ ;;
+    esac
+  done
+  printf -v "$2" '%s' "$out$rest"
+}
 
 # conformance_decode <text> <case> <sandbox> <out-var>: placeholders, then escapes.
 conformance_decode() {
@@ -11,67 +63,111 @@ conformance_decode() {
   text=${text//\{ROOT\}/$3/ws}
   text=${text//\{SANDBOX\}/$3}
   text=${text//\{CASE\}/$2}
-  printf -v "$4" '%b' "$text"
+  conformance_unescape "$text" "$4"
 }
 
-# conformance_slurp <file> <out-var>: the bytes of a text file, trailing newlines kept.
-conformance_slurp() {
-  local slurped
-  slurped=$(cat -- "$1" 2>/dev/null; printf x)
-  printf -v "$2" '%s' "${slurped%x}"
-}
-
-# conformance_find <sandbox> <case> [find tests...]: entries below the sandbox
-# except in/ and the subtrees the case's `ignore` file names.
-conformance_find() {
-  local sandbox=$1 case=$2 line
-  local -a prune=(-path "$sandbox/in")
-  shift 2
-  if [ -f "$case/ignore" ]; then
-    while IFS= read -r line || [ -n "$line" ]; do
-      line=${line%/}
-      [ -n "$line" ] && prune+=(-o -path "$sandbox/$line")
-    done <"$case/ignore"
+# conformance_pieces <file>: PIECES=(the file's bytes cut at each NUL), since a shell
+# variable cannot hold a NUL: equal pieces are equal bytes. A missing file is empty.
+conformance_pieces() {
+  local piece=
+  PIECES=()
+  if [ -f "$1" ]; then
+    while IFS= read -r -d '' piece; do PIECES+=("$piece"); done <"$1"
   fi
-  find "$sandbox" \( "${prune[@]}" \) -prune -o "$@" -print
+  PIECES+=("$piece")
 }
 
-# conformance_tree <sandbox> <case>: the expect/tree manifest of the sandbox.
-conformance_tree() {
-  local sandbox=$1 path rel mode target line
-  conformance_find "$sandbox" "$2" | while IFS= read -r path; do
-    [ "$path" = "$sandbox" ] && continue
-    rel=${path#"$sandbox"/}
-    line=$(ls -ld -- "$path")
-    mode=${line:0:10}
-    if [ -L "$path" ]; then
-      target=$(readlink -- "$path")
-      printf '%s\t%s %s -> %s\n' "$rel" "$mode" "$rel" "${target//$sandbox/\{SANDBOX\}}"
-    else
-      printf '%s\t%s %s\n' "$rel" "$mode" "$rel"
-    fi
-  done | LC_ALL=C sort | cut -f2-
-}
-
-# conformance_files <sandbox> <case>: relative paths of the regular files (ignored subtrees aside).
-conformance_files() {
-  local sandbox=$1
-  conformance_find "$sandbox" "$2" -type f | while IFS= read -r path; do
-    printf '%s\n' "${path#"$sandbox"/}"
+# conformance_same_as <file> <pieces...>: 0 when the file holds exactly these bytes.
+conformance_same_as() {
+  conformance_pieces "$1"
+  shift
+  [ "${#PIECES[@]}" -eq "$#" ] || return 1
+  local piece
+  for piece in "${PIECES[@]}"; do
+    [ "$piece" = "$1" ] || return 1
+    shift
   done
 }
 
-# conformance_case <suite> <case-name>: 0 when the bash implementation meets the case.
+# conformance_suite_argv <suite>: ARGV=(the mapping's words for the suite's logical
+# command); an old-form SUITE's bash= path stands in for a bash mapping without it.
+conformance_suite_argv() {
+  local line command='' legacy='' template='' word
+  local -a words=()
+  conformance_lines "$CONFORMANCE_CORPUS/suites/$1/SUITE"
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
+    case $line in
+      command=*) command=${line#*=} ;;
+      python=*) [ -n "$command" ] || command=${line#*=} ;;
+      bash=*) legacy='{REPO}'/${line#*=} ;;
+    esac
+  done
+  conformance_lines "$CONFORMANCE_MAP"
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
+    [ "${line%%=*}" = "$command" ] && template=${line#*=}
+  done
+  if [ -z "$template" ] && [ "$CONFORMANCE_IMPL_NAME" = bash ]; then template=$legacy; fi
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
+    [ -z "$template" ] && [ "${line%%=*}" = "*" ] && template=${line#*=}
+  done
+  if [ -z "$template" ]; then
+    echo "$CONFORMANCE_MAP: no command for '$command'"
+    return 1
+  fi
+  read -r -a words <<<"$template"
+  ARGV=()
+  for word in "${words[@]}"; do
+    word=${word//\{REPO\}/$CONFORMANCE_REPO}
+    word=${word//\{PYTHON\}/${CONFORMANCE_PYTHON:-python3}}
+    ARGV+=("${word//\{COMMAND\}/$command}")
+  done
+}
+
+# conformance_tree <sandbox> <case>: prints the expect/tree manifest of the sandbox
+# (every entry but in/ and the subtrees the case's `ignore` names, in byte order) and
+# sets FILES=(its regular files). One find, one sort and one ls.
+conformance_tree() {
+  local sandbox=$1 line path rel mode target i=0
+  local -a prune=(-path "$sandbox/in") paths=()
+  conformance_lines "$2/ignore"
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
+    line=${line%/}
+    [ -n "$line" ] && prune+=(-o -path "$sandbox/$line")
+  done
+  while IFS= read -r path; do paths+=("$path"); done < <(
+    find "$sandbox" \( "${prune[@]}" \) -prune -o ! -path "$sandbox" -print | LC_ALL=C sort
+  )
+  FILES=()
+  [ "${#paths[@]}" -gt 0 ] || return 0
+  # ls sorts its operands in the same byte order: its n-th line is about the n-th path.
+  while IFS= read -r line; do
+    path=${paths[i]} i=$((i + 1))
+    rel=${path#"$sandbox"/} mode=${line:0:10}
+    case $mode in
+      l*)
+        target=${line#*"$path -> "}
+        printf '%s %s -> %s\n' "$mode" "$rel" "${target//$sandbox/\{SANDBOX\}}"
+        ;;
+      -*)
+        printf '%s %s\n' "$mode" "$rel"
+        FILES+=("$rel")
+        ;;
+      *) printf '%s %s\n' "$mode" "$rel" ;;
+    esac
+  done < <(LC_ALL=C QUOTING_STYLE=literal ls -ld -- "${paths[@]}")
+  [ "$i" -eq "${#paths[@]}" ] || echo "conformance: ls listed $i of ${#paths[@]} entries"
+}
+
+# conformance_case <suite> <case-name>: 0 when the implementation meets the case.
 conformance_case() {
-  local suite=$1 name=$2 case entry sandbox backup status=0 line value cwd mask stdin
-  local -a args=() envs=()
+  local suite=$1 name=$2 case sandbox tmp status=0 line value cwd mask stdin entry
+  local -a args=() envs=() saved=()
   case=$CONFORMANCE_CORPUS/suites/$suite/$name
-  entry=$CONFORMANCE_REPO/$(sed -n 's/^bash=//p' "$CONFORMANCE_CORPUS/suites/$suite/SUITE")
-  sandbox=$(cd "$(mktemp -d "$BATS_TEST_TMPDIR/sandbox.XXXXXX")" && pwd -P)
-  backup=$BATS_TEST_TMPDIR/before.$name
+  conformance_suite_argv "$suite" || return 1
+  tmp=$(cd "$BATS_TEST_TMPDIR" && pwd -P)
+  sandbox=$tmp/sandbox
   umask 022
-  chmod 755 "$sandbox"
-  mkdir "$sandbox/ws" "$sandbox/in" "$sandbox/home"
+  mkdir "$sandbox" "$sandbox/ws" "$sandbox/in" "$sandbox/home" "$tmp/before"
   if [ -d "$case/root" ]; then cp -PpR "$case/root/." "$sandbox/ws/"; fi
   if [ -f "$case/setup" ]; then
     (cd "$sandbox" && CASE=$case SANDBOX=$sandbox ROOT=$sandbox/ws bash "$case/setup" </dev/null) || {
@@ -79,69 +175,67 @@ conformance_case() {
       return 1
     }
   fi
-  mkdir -p "$backup"
-  conformance_files "$sandbox" "$case" | while IFS= read -r line; do
-    mkdir -p "$backup/$(dirname -- "$line")"
-    cp -p -- "$sandbox/$line" "$backup/$line" 2>/dev/null || :
+  # What the files held before the run: a copy of the sandbox but in/ (scratch, maybe huge).
+  for entry in "$sandbox"/* "$sandbox"/.*; do
+    case ${entry##*/} in . | .. | in) ;; *) [ -e "$entry" ] || [ -L "$entry" ] && saved+=("$entry") ;; esac
   done
+  cp -PpR "${saved[@]}" "$tmp/before/" 2>/dev/null || :
 
-  while IFS= read -r line || [ -n "$line" ]; do
+  conformance_lines "$case/args"
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
     conformance_decode "$line" "$case" "$sandbox" value
     args+=("$value")
-  done <"$case/args"
-  if [ -f "$case/env" ]; then
-    while IFS= read -r line || [ -n "$line" ]; do
-      [ -n "$line" ] || continue
-      conformance_decode "$line" "$case" "$sandbox" value
-      envs+=("$value")
-    done <"$case/env"
-  fi
+  done
+  conformance_lines "$case/env"
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
+    [ -n "$line" ] || continue
+    conformance_decode "${line#*=}" "$case" "$sandbox" value
+    envs+=("${line%%=*}=$value")
+  done
   cwd=$sandbox/ws
-  [ -f "$case/cwd" ] && cwd=$sandbox/$(cat "$case/cwd")
+  if [ -f "$case/cwd" ]; then conformance_one_line "$case/cwd" cwd && cwd=$sandbox/$cwd; fi
   mask=022
-  [ -f "$case/umask" ] && mask=$(cat "$case/umask")
-
+  if [ -f "$case/umask" ]; then conformance_one_line "$case/umask" mask; fi
   stdin=/dev/null
-  [ -f "$case/stdin" ] && stdin=$case/stdin
-  [ -f "$case/stdin-from" ] && stdin=$sandbox/$(cat "$case/stdin-from")
+  if [ -f "$case/stdin" ]; then stdin=$case/stdin; fi
+  if [ -f "$case/stdin-from" ]; then
+    conformance_one_line "$case/stdin-from" stdin && stdin=$sandbox/$stdin
+  fi
   (
     cd "$cwd" && umask "$mask" &&
       exec env -i PATH="${CONFORMANCE_PATH:-$PATH}" HOME="$sandbox/home" LC_ALL=C.UTF-8 TZ=UTC \
-        ${envs[@]+"${envs[@]}"} "$entry" ${args[@]+"${args[@]}"} \
-        <"$stdin" >"$BATS_TEST_TMPDIR/stdout" 2>"$BATS_TEST_TMPDIR/stderr"
+        ${envs[@]+"${envs[@]}"} "${ARGV[@]}" ${args[@]+"${args[@]}"} \
+        <"$stdin" >"$tmp/stdout" 2>"$tmp/stderr"
   ) || status=$?
 
-  conformance_compare "$case" "$sandbox" "$backup" "$status"
+  conformance_compare "$case" "$sandbox" "$status" "$tmp"
 }
 
-# conformance_compare <case> <sandbox> <backup> <exit>: reports every mismatch.
+# conformance_compare <case> <sandbox> <exit> <tmp>: reports every mismatch.
 conformance_compare() {
-  local case=$1 sandbox=$2 backup=$3 got=$4 want stream data failed=0 rel
-  want=$(cat "$case/expect/exit")
+  local case=$1 sandbox=$2 got=$3 tmp=$4 want stream failed=0 rel LC_ALL=C
+  local -a seen=()
+  conformance_one_line "$case/expect/exit" want
   if [ "$got" != "$want" ]; then
     echo "exit $got, want $want"
     failed=1
   fi
   for stream in stdout stderr; do
-    conformance_slurp "$BATS_TEST_TMPDIR/$stream" data
-    data=${data//$sandbox\/ws/\{ROOT\}}
-    data=${data//$sandbox/\{SANDBOX\}}
-    data=${data//$case/\{CASE\}}
-    printf '%s' "$data" >"$BATS_TEST_TMPDIR/$stream.seen"
-    if [ -f "$case/expect/$stream" ]; then
-      cmp -s "$BATS_TEST_TMPDIR/$stream.seen" "$case/expect/$stream"
-    else
-      [ ! -s "$BATS_TEST_TMPDIR/$stream.seen" ]
-    fi || {
-      echo "$stream differs; got:"
-      cat "$BATS_TEST_TMPDIR/$stream.seen"
+    conformance_pieces "$tmp/$stream"
+    seen=("${PIECES[@]//$sandbox\/ws/\{ROOT\}}")
+    seen=("${seen[@]//$sandbox/\{SANDBOX\}}")
+    seen=("${seen[@]//$case/\{CASE\}}")
+    if ! conformance_same_as "$case/expect/$stream" "${seen[@]}"; then
+      printf '%s differs; got (a NUL shown as \\0):\n' "$stream"
+      printf '%s' "${seen[0]}"
+      if [ "${#seen[@]}" -gt 1 ]; then printf '\\0%s' "${seen[@]:1}"; fi
       failed=1
-    }
+    fi
   done
-  conformance_tree "$sandbox" "$case" >"$BATS_TEST_TMPDIR/tree.seen"
-  if ! cmp -s "$BATS_TEST_TMPDIR/tree.seen" "$case/expect/tree"; then
+  conformance_tree "$sandbox" "$case" >"$tmp/tree.seen"
+  if ! cmp -s "$tmp/tree.seen" "$case/expect/tree"; then
     echo "tree differs:"
-    diff "$BATS_TEST_TMPDIR/tree.seen" "$case/expect/tree"
+    diff "$tmp/tree.seen" "$case/expect/tree"
     failed=1
   fi
   if [ -d "$case/expect/files" ]; then
@@ -153,21 +247,26 @@ conformance_compare() {
       fi
     done < <(find "$case/expect/files" -type f)
   fi
-  while IFS= read -r rel; do
+  for rel in ${FILES[@]+"${FILES[@]}"}; do
     [ -f "$case/expect/files/$rel" ] && continue
-    if [ ! -f "$backup/$rel" ]; then
+    if [ ! -f "$tmp/before/$rel" ] || [ -L "$tmp/before/$rel" ]; then
       echo "$rel: new file not named in expect/files"
       failed=1
-    elif ! cmp -s "$sandbox/$rel" "$backup/$rel"; then
+    elif ! cmp -s "$sandbox/$rel" "$tmp/before/$rel"; then
       echo "$rel: changed by the run"
       failed=1
     fi
-  done < <(conformance_files "$sandbox" "$case")
-  chmod -R u+rwx "$sandbox" 2>/dev/null
+  done
+  chmod -R u+rwx "$sandbox" "$tmp/before" 2>/dev/null
   return "$failed"
 }
 
-# conformance_known_failure <suite/case>: listed for bash in known-failures.txt.
+# conformance_known_failure <suite/case>: listed for this implementation in known-failures.txt.
 conformance_known_failure() {
-  grep -qx "bash $1" "$CONFORMANCE_CORPUS/known-failures.txt" 2>/dev/null
+  local line
+  conformance_lines "$CONFORMANCE_CORPUS/known-failures.txt"
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
+    [ "$line" = "$CONFORMANCE_IMPL_NAME $1" ] && return 0
+  done
+  return 1
 }

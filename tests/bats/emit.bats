@@ -6,22 +6,8 @@ setup() {
   REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
   WS=$BATS_TEST_TMPDIR/ws
   mkdir -p "$WS"
-  # The primary is option 2, and option 1 has the same first word.
-  cat >"$BATS_TEST_TMPDIR/answer.md" <<'EOF'
-**TUNE-0032 · Replay check**
-
-Plan verified.
-
----
-
-**Следующий шаг — TUNE-0032** (L3, in_progress)
-
-1. `/dr-do TUNE-0032 --dry-run` — check the plan's steps without changing code
-2. `/dr-do TUNE-0032` — **рекомендуется** — TDD implementation
-3. `/dr-status` — escape hatch
-
----
-EOF
+  # The primary is option 2, and option 1 has the same first word (test_emit.py reads it too).
+  cp "$REPO/tests/fixtures/cta-primary-second.md" "$BATS_TEST_TMPDIR/answer.md"
 }
 
 emit_args() {
@@ -85,7 +71,7 @@ emit_args() {
   preview=$output
   run "$REPO/dev-tools/emit-stage-snapshot.sh" "${args[@]}" --json
   [ "$status" -eq 0 ]
-  [[ "$output" == '{"task_id":"TUNE-0032","recommended_next":"/dr-do","options":["/dr-do TUNE-0032 | TDD implementation",'* ]]
+  [[ "$output" == '{"task_id":"TUNE-0032","recommended_next":"/dr-do","options":["/dr-do TUNE-0032 | TDD implementation",'* ]] || false
   [ ! -e "$WS/datarim" ]
   "$REPO/dev-tools/emit-stage-snapshot.sh" "${args[@]}"
   [[ "$(cat "$WS/datarim/snapshots/TUNE-0032.snapshot.md")" == *$'\n'"$preview"$'\n'size_bytes:* ]]

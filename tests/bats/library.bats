@@ -10,7 +10,8 @@ setup() {
   printf 'body\n' >"$BATS_TEST_TMPDIR/body.md"
 }
 
-# A caller script: strict mode, a trap, a locale; prints its state before and after.
+# A caller script's opening: state (what a sourced library must leave as it was),
+# then strict mode, a trap, a locale and a directory changed twice (so OLDPWD is set).
 caller_state() {
   cat <<'EOF2'
 state() {
@@ -22,14 +23,11 @@ state() {
   printf 'LC_ALL=%s PWD=%s OLDPWD=%s umask=%s\n' "${LC_ALL-unset}" "$PWD" "${OLDPWD-unset}" "$(umask)"
 }
 EOF2
+  printf "set -euo pipefail\ntrap 'echo bye' EXIT\nexport LC_ALL=C.UTF-8\ncd /tmp && cd '%s'\n" "$ROOT"
 }
 
 @test "sourcing the writer once or twice defines functions only" {
   run bash -c "$(caller_state)
-    set -euo pipefail
-    trap 'echo bye' EXIT
-    export LC_ALL=C.UTF-8
-    cd /tmp && cd '$ROOT'
     before=\$(state)
     . '$REPO/scripts/lib/snapshot-writer.sh'
     . '$REPO/scripts/lib/snapshot-writer.sh'
@@ -44,10 +42,6 @@ EOF2
 
 @test "a failing call under set -euo pipefail returns its code and leaves the caller's state" {
   run bash -c "$(caller_state)
-    set -euo pipefail
-    trap 'echo bye' EXIT
-    export LC_ALL=C.UTF-8
-    cd /tmp && cd '$ROOT'
     umask 027
     . '$REPO/scripts/lib/snapshot-writer.sh'
     codes=
@@ -73,16 +67,16 @@ EOF2
 }
 
 @test "the default captured_at is now, in UTC" {
-  before=$(date -u +%s)
+  before=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   TZ=Asia/Tokyo "$REPO/dev-tools/snapshot-writer-wrapper.sh" --root "$ROOT" --task TUNE-0254 \
     --stage plan --command /dr-plan --captured-by agent --recommended-next /dr-do \
     --body-file "$BATS_TEST_TMPDIR/body.md"
-  after=$(date -u +%s)
+  after=$(date -u +%Y-%m-%dT%H:%M:%SZ)
   stamp=$(sed -n 's/^captured_at: //p' "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md")
-  [[ $stamp =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
-  seconds=$(date -u -d "${stamp%Z}" +%s)
-  [ "$seconds" -ge "$before" ]
-  [ "$seconds" -le "$after" ]
+  [[ $stamp =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]] || false
+  # Stamps of this one format order as their text does: before <= stamp <= after.
+  in_order=$(printf '%s\n' "$before" "$stamp" "$after")
+  [ "$(printf '%s\n' "$in_order" | LC_ALL=C sort)" = "$in_order" ]
 }
 
 @test "the library runs directly, and its usage goes to stdout with exit 2" {

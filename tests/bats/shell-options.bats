@@ -91,7 +91,8 @@ caller() {
     before=\$(shopt -p; set +o)
     for call in write_stage_snapshot write_session_handoff emit_stage_snapshot check_stage_snapshot \
       check_session_handoff resume_replay_main resume_task_main reverify_session_claims \
-      session_replay lifecycle_show_main lifecycle_list_main lifecycle_archive_main replay_render_prompt; do
+      session_replay lifecycle_show_main lifecycle_list_main lifecycle_archive_main replay_render_prompt \
+      runtime_install_main; do
       \"\$call\" --no-such-flag >/dev/null 2>&1 || :
       \"\$call\" --help >/dev/null 2>&1 || :
       after=\$(shopt -p; set +o)

@@ -1,4 +1,13 @@
-"""Loads the conformance corpus (tests/conformance/README.md) and runs it on one implementation."""
+"""The conformance corpus (tests/conformance/README.md): loads it, checks it, and runs it
+on any implementation named by a mapping (tests/conformance/impl/<impl>.map) or by one
+command template. Twin of tests/bats/conformance.bash, which reads the same mappings and
+decodes the same escapes.
+
+    python tests/python/conformance.py run [--impl NAME|FILE.map | --command TEMPLATE]
+                                           [--name IMPL] [<suite>[/<case>] ...]
+    python tests/python/conformance.py check     the corpus itself, before any implementation
+    python tests/python/conformance.py convert   old SUITE files (bash=/python=) to command=
+"""
 
 from __future__ import annotations
 
@@ -19,6 +28,9 @@ from typing import Callable
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "conformance"
 SUITES = CORPUS / "suites"
+IMPLS = CORPUS / "impl"
+CORPUS_ENTRIES = {"README.md", "known-failures.txt", "suites", "fixtures", "impl", "escapes"}
+ESCAPES = CORPUS / "escapes"
 CASE_ENTRIES = {
     "args",
     "env",
@@ -33,14 +45,19 @@ CASE_ENTRIES = {
     "ignore",
 }
 EXPECT_ENTRIES = {"exit", "stdout", "stderr", "files", "tree"}
+NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 RUN_TIMEOUT = 60
+# The dispatcher a mapping names for an old-form SUITE's python= line.
+PYTHON_DISPATCHER = "{PYTHON} -m datarim_snapshot"
 
 
 @dataclass
 class Suite:
     name: str
-    bash: str
-    python: str
+    command: str  # the logical command (SUITE's command=, or an old form's python=)
+    # Old form only (bash=<path>, python=<subcommand>): what each mapping would say.
+    legacy: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -55,6 +72,30 @@ class Case:
 
 
 @dataclass
+class Implementation:
+    """An implementation under test: a command template per logical command, or one
+    dispatcher template under `*` (README "Plugging in an implementation")."""
+
+    name: str
+    templates: dict[str, str]
+
+    def template(self, suite: Suite) -> str | None:
+        found = self.templates.get(suite.command) or suite.legacy.get(self.name)
+        return found or self.templates.get("*")
+
+    def argv(self, suite: Suite) -> list[str]:
+        template = self.template(suite)
+        if template is None:
+            raise LookupError(f"{self.name}: no command for {suite.command!r}")
+        return [
+            word.replace("{REPO}", str(REPO))
+            .replace("{PYTHON}", sys.executable)
+            .replace("{COMMAND}", suite.command)
+            for word in template.split()
+        ]
+
+
+@dataclass
 class Outcome:
     exit: int
     stdout: bytes
@@ -64,29 +105,56 @@ class Outcome:
     before: dict[str, bytes] = field(default_factory=dict)
 
 
+ESCAPE = re.compile(r"\\\\|\\n|\\r|\\t|\\x[0-9a-fA-F]{2}")
+SIMPLE_ESCAPES = {"\\\\": "\\", "\\n": "\n", "\\r": "\r", "\\t": "\t"}
+
+
 def decode_escapes(text: str) -> str:
-    """\\\\ \\n \\r \\t \\xHH, as in args and env lines; \\xHH >= 0x80 yields a raw byte."""
+    """\\\\ \\n \\r \\t \\xHH (two hex digits) as in args and env lines; any other backslash
+    stands for itself; \\xHH >= 0x80 is that raw byte (a surrogate escape, as os.fsdecode)."""
 
     def one(match: re.Match[str]) -> str:
         token = match.group(0)
-        simple = {"\\\\": "\\", "\\n": "\n", "\\r": "\r", "\\t": "\t"}
-        if token in simple:
-            return simple[token]
+        if token in SIMPLE_ESCAPES:
+            return SIMPLE_ESCAPES[token]
         return os.fsdecode(bytes([int(token[2:], 16)]))
 
-    return re.sub(r"\\\\|\\n|\\r|\\t|\\x[0-9a-fA-F]{2}", one, text)
+    return ESCAPE.sub(one, text)
 
 
-def load_suites() -> list[Suite]:
-    suites = []
-    for directory in sorted(SUITES.iterdir()):
-        conf = dict(
-            line.split("=", 1)
-            for line in (directory / "SUITE").read_text().splitlines()
-            if line.strip()
-        )
-        suites.append(Suite(directory.name, conf["bash"], conf["python"]))
-    return suites
+def _lines(path: Path) -> list[str]:
+    """A file's lines split at \\n only (not at \\r or U+2028), raw bytes kept as surrogate
+    escapes, as `read -r` gives them; a final line without \\n counts."""
+    lines = os.fsdecode(path.read_bytes()).split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _one_line(path: Path) -> str:
+    """A one-line entry (cwd, umask, stdin-from): its first line, blanks around it dropped."""
+    lines = _lines(path)
+    return lines[0].strip(" \t") if lines else ""
+
+
+def read_suite(directory: Path) -> Suite:
+    conf: dict[str, str] = {}
+    for line in _lines(directory / "SUITE"):
+        if line.strip():
+            key, _, value = line.partition("=")
+            conf[key.strip()] = value.strip()
+    if "command" in conf:
+        return Suite(directory.name, conf["command"])
+    legacy = {}
+    if "bash" in conf:
+        legacy["bash"] = "{REPO}/" + conf["bash"]
+    if "python" in conf:
+        legacy["python"] = f"{PYTHON_DISPATCHER} {conf['python']}"
+    return Suite(directory.name, conf.get("python", ""), legacy)
+
+
+def load_suites(suites: Path = SUITES) -> list[Suite]:
+    return [read_suite(d) for d in sorted(suites.iterdir()) if (d / "SUITE").is_file()]
 
 
 def load_cases() -> list[Case]:
@@ -98,29 +166,135 @@ def load_cases() -> list[Case]:
     return cases
 
 
+def find_case(case_id: str) -> Case | None:
+    for case in load_cases():
+        if case.id == case_id:
+            return case
+    return None
+
+
+def select_cases(patterns: list[str]) -> list[Case]:
+    """The cases named `<suite>` or `<suite>/<case>` (all when none are named)."""
+    cases = load_cases()
+    if not patterns:
+        return cases
+    return [c for c in cases if c.suite.name in patterns or c.id in patterns]
+
+
+def read_mapping(path: Path, name: str | None = None) -> Implementation:
+    """A mapping file: `<logical command>=<command template>` lines, `#` comments."""
+    templates = {}
+    for line in _lines(path):
+        if line.strip() and not line.lstrip().startswith("#"):
+            command, _, template = line.partition("=")
+            templates[command.strip()] = template.strip()
+    return Implementation(name or path.name.removesuffix(".map"), templates)
+
+
+def implementation(spec: str) -> Implementation:
+    """`bash`, `python` (tests/conformance/impl/<name>.map) or a path to a mapping file."""
+    path = Path(spec) if spec.endswith(".map") else IMPLS / f"{spec}.map"
+    return read_mapping(path)
+
+
+def mappings() -> list[Implementation]:
+    return [read_mapping(path) for path in sorted(IMPLS.glob("*.map"))]
+
+
+def _escape_problems(case: Case, entry: str, text: str) -> list[str]:
+    problems = []
+    if re.search(r"\\x00", text):
+        problems.append(f"{case.id}: {entry}: \\x00 (no argument or value can hold a NUL)")
+    return problems
+
+
 def corpus_problems() -> list[str]:
     """What is wrong with the corpus itself: checked before any implementation runs."""
     problems = []
+    for entry in CORPUS.iterdir():
+        if entry.name not in CORPUS_ENTRIES:
+            problems.append(f"tests/conformance: unknown entry {entry.name}")
+    maps = mappings()
+    for path in IMPLS.iterdir():
+        if path.suffix != ".map":
+            problems.append(f"impl/{path.name}: a mapping is named <impl>.map")
+    for impl in maps:
+        for command in impl.templates:
+            if command != "*" and not NAME.fullmatch(command):
+                problems.append(f"impl/{impl.name}.map: {command!r} is no command name")
     names: set[str] = set()
+    for directory in sorted(SUITES.iterdir()):
+        if not (directory / "SUITE").is_file():
+            problems.append(f"{directory.name}: SUITE is missing")
+            continue
+        suite = read_suite(directory)
+        if suite.name.lower() in names:
+            problems.append(f"{suite.name}: duplicate suite name")
+        names.add(suite.name.lower())
+        if suite.legacy:
+            problems.append(
+                f"{suite.name}/SUITE: old form (bash=/python=); name the logical command "
+                "with command=<name>: python tests/python/conformance.py convert"
+            )
+        if not NAME.fullmatch(suite.command):
+            problems.append(f"{suite.name}/SUITE: {suite.command!r} is no command name")
+        for impl in maps:
+            if impl.template(suite) is None:
+                problems.append(f"{suite.name}: impl/{impl.name}.map has no {suite.command!r}")
+        for entry in directory.iterdir():
+            if entry.name != "SUITE" and not entry.is_dir():
+                problems.append(f"{suite.name}: unknown entry {entry.name}")
+    case_names: set[str] = set()
     for case in load_cases():
-        if case.id in names:
+        if case.id.lower() in case_names:
             problems.append(f"{case.id}: duplicate name")
-        names.add(case.id)
-        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", case.name):
-            problems.append(f"{case.id}: case names are lower-case words joined by '-'")
-        for entry in case.path.iterdir():
-            if entry.name not in CASE_ENTRIES:
-                problems.append(f"{case.id}: unknown entry {entry.name}")
-        expect = case.path / "expect"
-        for required in ("exit", "tree"):
-            if not (expect / required).is_file():
-                problems.append(f"{case.id}: expect/{required} is missing")
-        if expect.is_dir():
-            for entry in expect.iterdir():
-                if entry.name not in EXPECT_ENTRIES:
-                    problems.append(f"{case.id}: unknown entry expect/{entry.name}")
-        if not (case.path / "args").is_file():
-            problems.append(f"{case.id}: args is missing")
+        case_names.add(case.id.lower())
+        problems += _case_problems(case)
+    problems += [f"{path}: empty directory (git keeps none)" for path in empty_directories()]
+    known = {f"{impl.name} {case_id}" for impl in maps for case_id in case_names}
+    for line in sorted(known_failures() - known):
+        problems.append(f"known-failures.txt: {line!r} names no implementation's case")
+    return problems
+
+
+def empty_directories() -> list[str]:
+    """git keeps no empty directory: a case that needs one must make it in its setup."""
+    return [
+        str(path.relative_to(SUITES))
+        for path in sorted(SUITES.rglob("*"))
+        if path.is_dir() and not any(path.iterdir())
+    ]
+
+
+def _case_problems(case: Case) -> list[str]:
+    problems = []
+    if not NAME.fullmatch(case.name):
+        problems.append(f"{case.id}: case names are lower-case words joined by '-'")
+    for entry in case.path.iterdir():
+        if entry.name not in CASE_ENTRIES:
+            problems.append(f"{case.id}: unknown entry {entry.name}")
+    expect = case.path / "expect"
+    for required in ("exit", "tree"):
+        if not (expect / required).is_file():
+            problems.append(f"{case.id}: expect/{required} is missing")
+    if (expect / "exit").is_file() and not re.fullmatch(
+        r"([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\n?", (expect / "exit").read_text()
+    ):
+        problems.append(f"{case.id}: expect/exit is no exit status (0-255)")
+    if expect.is_dir():
+        for entry in expect.iterdir():
+            if entry.name not in EXPECT_ENTRIES:
+                problems.append(f"{case.id}: unknown entry expect/{entry.name}")
+    if not (case.path / "args").is_file():
+        problems.append(f"{case.id}: args is missing")
+    else:
+        problems += _escape_problems(case, "args", (case.path / "args").read_text("latin-1"))
+    env = case.path / "env"
+    if env.is_file():
+        for line in _lines(env):
+            if line and not ENV_NAME.fullmatch(line.partition("=")[0]):
+                problems.append(f"{case.id}: env: {line!r} is no NAME=value line")
+            problems += _escape_problems(case, "env", line)
     return problems
 
 
@@ -144,10 +318,7 @@ def _substitute(text: str, case: Case, sandbox: Path) -> str:
 
 
 def case_args(case: Case, sandbox: Path) -> list[str]:
-    lines = (case.path / "args").read_text(encoding="utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [decode_escapes(_substitute(line, case, sandbox)) for line in lines]
+    return [decode_escapes(_substitute(line, case, sandbox)) for line in _lines(case.path / "args")]
 
 
 def case_env(case: Case, sandbox: Path) -> dict[str, str]:
@@ -159,7 +330,7 @@ def case_env(case: Case, sandbox: Path) -> dict[str, str]:
     }
     path = case.path / "env"
     if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in _lines(path):
             if line:
                 name, value = line.split("=", 1)
                 env[name] = decode_escapes(_substitute(value, case, sandbox))
@@ -170,12 +341,20 @@ def _read_optional(path: Path, default: bytes = b"") -> bytes:
     return path.read_bytes() if path.exists() else default
 
 
-def case_stdin(case: Case, sandbox: Path) -> bytes:
-    """The bytes of `stdin`, or of the sandbox file named by `stdin-from` (made by setup)."""
+def case_stdin_path(case: Case, sandbox: Path) -> str:
+    """The file on standard input: the sandbox file `stdin-from` names, else `stdin`,
+    else /dev/null (a file, never a pipe, in both runners)."""
     source = case.path / "stdin-from"
     if source.exists():
-        return (sandbox / source.read_text().strip()).read_bytes()
-    return _read_optional(case.path / "stdin")
+        return str(sandbox / _one_line(source))
+    if (case.path / "stdin").exists():
+        return str(case.path / "stdin")
+    return os.devnull
+
+
+def case_stdin(case: Case, sandbox: Path) -> bytes:
+    """The bytes of the case's standard input."""
+    return Path(case_stdin_path(case, sandbox)).read_bytes()
 
 
 def ignored_paths(case: Case) -> set[str]:
@@ -183,8 +362,7 @@ def ignored_paths(case: Case) -> set[str]:
     paths = {"in"}
     path = case.path / "ignore"
     if path.exists():
-        lines = path.read_text().splitlines()
-        paths |= {line.strip().rstrip("/") for line in lines if line.strip()}
+        paths |= {line.strip().rstrip("/") for line in _lines(path) if line.strip()}
     return paths
 
 
@@ -209,7 +387,7 @@ def list_tree(sandbox: Path, ignored: set[str]) -> str:
             line = f"{stat.filemode(info.st_mode)} {rel}"
             if stat.S_ISLNK(info.st_mode):
                 line += " -> " + os.readlink(full).replace(str(sandbox), "{SANDBOX}")
-            lines.append((rel.encode(), line))
+            lines.append((os.fsencode(rel), line))
     return "".join(line + "\n" for _, line in sorted(lines))
 
 
@@ -264,12 +442,12 @@ def sandbox_for(case: Case) -> Iterator[Path]:
 
 def _umask(case: Case) -> int:
     path = case.path / "umask"
-    return int(path.read_text().strip(), 8) if path.exists() else 0o022
+    return int(_one_line(path), 8) if path.exists() else 0o022
 
 
 def _cwd(case: Case, sandbox: Path) -> Path:
     path = case.path / "cwd"
-    return sandbox / path.read_text().strip() if path.exists() else sandbox / "ws"
+    return sandbox / _one_line(path) if path.exists() else sandbox / "ws"
 
 
 Runner = Callable[[Case, Path], "tuple[int, bytes, bytes]"]
@@ -277,36 +455,49 @@ Runner = Callable[[Case, Path], "tuple[int, bytes, bytes]"]
 
 def run_subprocess(argv0: list[str]) -> Runner:
     """An implementation given as a command prefix, run with the case's env, cwd, umask, stdin."""
+    return command_runner(Implementation("command", {"*": " ".join(argv0)}))
+
+
+def command_runner(impl: Implementation) -> Runner:
+    """The implementation's command for the case's suite, then the case's args; the case's
+    env (and nothing else), cwd, umask and standard input (README "The runner contract")."""
 
     def runner(case: Case, sandbox: Path) -> tuple[int, bytes, bytes]:
-        umask = _umask(case)
-        proc = subprocess.run(
-            argv0 + case_args(case, sandbox),
-            cwd=_cwd(case, sandbox),
-            env=case_env(case, sandbox),
-            input=case_stdin(case, sandbox),
-            capture_output=True,
-            timeout=RUN_TIMEOUT,
-            preexec_fn=lambda: os.umask(umask),
-        )
+        # The child inherits the umask: set here, not in a preexec_fn, which would make
+        # every start a full fork of this (large) process instead of a vfork.
+        saved_umask = os.umask(_umask(case))
+        try:
+            with open(case_stdin_path(case, sandbox), "rb") as stdin:
+                proc = subprocess.run(
+                    impl.argv(case.suite) + case_args(case, sandbox),
+                    cwd=_cwd(case, sandbox),
+                    env=case_env(case, sandbox),
+                    stdin=stdin,
+                    capture_output=True,
+                    timeout=RUN_TIMEOUT,
+                )
+        finally:
+            os.umask(saved_umask)
         return proc.returncode, proc.stdout, proc.stderr
 
     return runner
 
 
 def bash_runner() -> Runner:
-    def runner(case: Case, sandbox: Path) -> tuple[int, bytes, bytes]:
-        return run_subprocess([str(REPO / case.suite.bash)])(case, sandbox)
-
-    return runner
+    return command_runner(implementation("bash"))
 
 
 def python_command_runner() -> Runner:
-    def runner(case: Case, sandbox: Path) -> tuple[int, bytes, bytes]:
-        prefix = [sys.executable, "-m", "datarim_snapshot", case.suite.python]
-        return run_subprocess(prefix)(case, sandbox)
+    return command_runner(implementation("python"))
 
-    return runner
+
+def python_subcommand(suite: Suite) -> str:
+    """The datarim-snapshot subcommand python.map names for the suite's command."""
+    template = implementation("python").template(suite) or ""
+    prefix, _, subcommand = template.rpartition(" ")
+    if prefix != PYTHON_DISPATCHER:
+        raise LookupError(f"python.map: {suite.command} is no '{PYTHON_DISPATCHER} <subcommand>'")
+    return subcommand.replace("{COMMAND}", suite.command)
 
 
 def python_inprocess_runner() -> Runner:
@@ -334,7 +525,8 @@ def python_inprocess_runner() -> Runner:
                 feed.write(stdin_bytes)
                 feed.seek(0)
                 os.dup2(feed.fileno(), 0)
-            code = cli.main([case.suite.python, *case_args(case, sandbox)], out, err)
+            argv = [python_subcommand(case.suite), *case_args(case, sandbox)]
+            code = cli.main(argv, out, err)
         finally:
             os.dup2(saved_fd0, 0)
             os.close(saved_fd0)
@@ -427,8 +619,110 @@ def write_expectations(case: Case, outcome: Outcome) -> None:
             target.write_bytes(data)
 
 
-def find_case(case_id: str) -> Case | None:
-    for case in load_cases():
-        if case.id == case_id:
-            return case
-    return None
+def full_run() -> bool:
+    """DATARIM_TEST_FULL=1 (make test-full): the sampled runs take every case."""
+    return os.environ.get("DATARIM_TEST_FULL") == "1"
+
+
+def every_nth(cases: list[Case], n: int) -> list[Case]:
+    """Every n-th case of the corpus order: each suite in proportion to its size."""
+    return cases if full_run() else cases[::n]
+
+
+def sample_cases(cases: list[Case], per_suite: int) -> list[Case]:
+    """A fixed spread of each suite's cases (first, last and evenly between)."""
+    if full_run():
+        return cases
+    chosen = []
+    for suite in sorted({case.suite.name for case in cases}):
+        members = [case for case in cases if case.suite.name == suite]
+        if len(members) <= per_suite:
+            chosen += members
+            continue
+        step = (len(members) - 1) / max(per_suite - 1, 1)
+        chosen += [members[round(i * step)] for i in range(per_suite)]
+    return chosen
+
+
+def convert_suites(suites: Path = SUITES, impls: Path = IMPLS) -> list[str]:
+    """Rewrites old-form SUITE files as command=<name> and adds what their bash= and
+    python= lines said to bash.map and python.map. Returns what it changed."""
+    changed = []
+    for suite in load_suites(suites):
+        if not suite.legacy:
+            continue
+        for impl_name, template in suite.legacy.items():
+            path = impls / f"{impl_name}.map"
+            if suite.command not in read_mapping(path).templates:
+                lines = _lines(path)
+                lines.append(f"{suite.command}={template}")
+                comments = [line for line in lines if not line or line.startswith("#")]
+                entries = sorted(line for line in lines if line and not line.startswith("#"))
+                path.write_text("\n".join(comments + entries) + "\n")
+                changed.append(f"impl/{impl_name}.map: {suite.command}={template}")
+        (suites / suite.name / "SUITE").write_text(f"command={suite.command}\n")
+        changed.append(f"{suite.name}/SUITE: command={suite.command}")
+    return changed
+
+
+def run(impl: Implementation, cases: list[Case], out: Callable[[str], None] = print) -> int:
+    """Runs the cases on one implementation, a line a case and a closing count; 0 when
+    every case passes (a known failure that passes fails the run)."""
+    known = known_failures()
+    runner = command_runner(impl)
+    passed = failed = skipped = 0
+    for case in cases:
+        problems = mismatches(case, run_case(case, runner))
+        listed = f"{impl.name} {case.id}" in known
+        if listed and problems:
+            skipped += 1
+            out(f"skip {case.id} (known-failures.txt)")
+        elif listed:
+            failed += 1
+            out(f"FAIL {case.id}: listed in known-failures.txt but passes: unlist it")
+        elif problems:
+            failed += 1
+            out(f"FAIL {case.id}\n  " + "\n  ".join("\n".join(problems).split("\n")))
+        else:
+            passed += 1
+            out(f"ok {case.id}")
+    out(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["check"]:
+        problems = corpus_problems()
+        print("\n".join(problems + [f"corpus: {len(problems)} problem(s)"]))
+        return 1 if problems else 0
+    if argv[:1] == ["convert"]:
+        print("\n".join(convert_suites() or ["nothing to convert"]))
+        return 0
+    if argv[:1] != ["run"]:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    args = argv[1:]
+    impl, name, patterns = implementation("bash"), None, []
+    while args:
+        flag = args.pop(0)
+        if flag in ("--impl", "--command", "--name") and args:
+            value = args.pop(0)
+            if flag == "--impl":
+                impl = implementation(value)
+            elif flag == "--command":
+                impl = Implementation("command", {"*": value})
+            else:
+                name = value
+        else:
+            patterns.append(flag)
+    if name:
+        impl.name = name
+    problems = corpus_problems()
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        return 1
+    return run(impl, select_cases(patterns))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -125,6 +125,21 @@ USAGE_NAMES = {
 }
 
 
+def writer_workspace(base: Path, area: str, inputs: dict[str, bytes]) -> Path:
+    """base/ws: a knowledge base with datarim/<area>/, a sub/ directory and a link to it;
+    base/in holds the input files. Returns base/ws/a/b, where the fuzzed writer runs
+    (so that --root . and ../.. mean two different places)."""
+    (base / "ws" / "datarim" / area).mkdir(parents=True)
+    (base / "ws" / "datarim" / "activeContext.md").write_bytes(b"# context\n")
+    (base / "ws" / "sub").mkdir()
+    (base / "ws" / "a" / "b").mkdir(parents=True)
+    (base / "ws" / "link").symlink_to(base / "ws" / "sub")
+    (base / "in").mkdir()
+    for name, data in inputs.items():
+        (base / "in" / name).write_bytes(data)
+    return base / "ws" / "a" / "b"
+
+
 def mutate_lines(lines: list[bytes], i: int, j: int, op: str, value: bytes) -> None:
     """One line mutation, in place: dup, del or swap lines i and j, or (op "value")
     give line i's "key: value" field another value."""

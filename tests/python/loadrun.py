@@ -1,5 +1,5 @@
 """Many writers of several kinds at once, over several artefacts: the load test and
-`make bench` (dev-tools/bench-load.py) both drive it.
+`make bench` (tests/bench/bench-load.py) both drive it.
 
 A writer kind says how to start one write and how to judge the artefact after all
 writes ended: KINDS write snapshots, SESSION_KINDS append to session handoffs, each
@@ -52,40 +52,53 @@ def snapshot_bytes(task: str, body: bytes) -> bytes:
     return render_snapshot(task, "do", "/dr-do", "agent", "/dr-qa", STAMP, None, body)
 
 
+def _landed(root: Path, family: str, target: str, bodies: list[bytes]) -> Path | None:
+    """The artefact's path when a write of it landed; when none did, there is none."""
+    path = root / "datarim" / f"{family}s" / f"{target}.{family}.md"
+    assert bodies or not path.exists(), f"{target}: a {family} file though no write landed"
+    return path if bodies else None
+
+
 def _verify_snapshot(root: Path, task: str, bodies: list[bytes]) -> None:
-    path = root / "datarim" / "snapshots" / f"{task}.snapshot.md"
-    if not bodies:
-        assert not path.exists(), f"{task}: a snapshot though no write landed"
+    path = _landed(root, "snapshot", task, bodies)
+    if path is None:
         return
     # Overwrite semantics: the file is one whole write that landed, never a mix.
     assert path.read_bytes() in {snapshot_bytes(task, body) for body in bodies}, task
     check_snapshot_file(str(path), task)
 
 
-def _snapshot_leftovers(root: Path) -> list[str]:
-    directory = root / "datarim" / "snapshots"
-    if not directory.exists():
-        return []
-    return sorted(name for name in os.listdir(directory) if not name.endswith(".snapshot.md"))
+def _leftovers(family: str) -> Callable[[Path], list[str]]:
+    """Entries of datarim/<family>s that are no artefact: temp files, locks, strays."""
+
+    def leftovers(root: Path) -> list[str]:
+        directory = root / "datarim" / f"{family}s"
+        if not directory.exists():
+            return []
+        return sorted(n for n in os.listdir(directory) if not n.endswith(f".{family}.md"))
+
+    return leftovers
 
 
-SNAPSHOT_BASH = WriterKind(
-    "snapshot-bash",
-    "snapshot",
-    "DR_SNAPSHOT_LOCK_TIMEOUT",
-    _snapshot_argv([str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh")]),
-    _verify_snapshot,
-    _snapshot_leftovers,
-)
-SNAPSHOT_PYTHON = WriterKind(
-    "snapshot-python",
-    "snapshot",
-    "DR_SNAPSHOT_LOCK_TIMEOUT",
-    _snapshot_argv([sys.executable, "-m", "datarim_snapshot", "write"]),
-    _verify_snapshot,
-    _snapshot_leftovers,
-)
-KINDS = [SNAPSHOT_BASH, SNAPSHOT_PYTHON]
+def _kinds(
+    family: str,
+    argv: Callable[[list[str]], Callable[[Path, str, Path], list[str]]],
+    verify: Callable[[Path, str, list[bytes]], None],
+    entry_point: str,
+    subcommand: str,
+) -> list[WriterKind]:
+    """The bash and the Python writer of one family (their lock timeout variable too)."""
+    timeout_env = f"DR_{family.upper()}_LOCK_TIMEOUT"
+    bash = [str(REPO / "dev-tools" / entry_point)]
+    python = [sys.executable, "-m", "datarim_snapshot", subcommand]
+    leftovers = _leftovers(family)
+    return [
+        WriterKind(f"{family}-{impl}", family, timeout_env, argv(prefix), verify, leftovers)
+        for impl, prefix in (("bash", bash), ("python", python))
+    ]
+
+
+KINDS = _kinds("snapshot", _snapshot_argv, _verify_snapshot, "snapshot-writer-wrapper.sh", "write")
 
 
 def _session_argv(prefix: list[str]) -> Callable[[Path, str, Path], list[str]]:
@@ -109,9 +122,8 @@ def _session_argv(prefix: list[str]) -> Callable[[Path, str, Path], list[str]]:
 
 
 def _verify_session(root: Path, session: str, bodies: list[bytes]) -> None:
-    path = root / "datarim" / "sessions" / f"{session}.session.md"
-    if not bodies:
-        assert not path.exists(), f"{session}: a handoff though no write landed"
+    path = _landed(root, "session", session, bodies)
+    if path is None:
         return
     data = path.read_bytes()
     check_session_bytes(data, session)
@@ -121,31 +133,10 @@ def _verify_session(root: Path, session: str, bodies: list[bytes]) -> None:
         assert data.count(b"\n- " + body.split(b"\n", 1)[0] + b"\n") == 1, session
 
 
-def _session_leftovers(root: Path) -> list[str]:
-    directory = root / "datarim" / "sessions"
-    if not directory.exists():
-        return []
-    return sorted(name for name in os.listdir(directory) if not name.endswith(".session.md"))
-
-
-SESSION_BASH = WriterKind(
-    "session-bash",
-    "session",
-    "DR_SESSION_LOCK_TIMEOUT",
-    _session_argv([str(REPO / "dev-tools" / "session-handoff-writer-wrapper.sh")]),
-    _verify_session,
-    _session_leftovers,
-)
-SESSION_PYTHON = WriterKind(
-    "session-python",
-    "session",
-    "DR_SESSION_LOCK_TIMEOUT",
-    _session_argv([sys.executable, "-m", "datarim_snapshot", "session-write"]),
-    _verify_session,
-    _session_leftovers,
-)
 # Targets of these kinds are session IDs; they write datarim/sessions/.
-SESSION_KINDS = [SESSION_BASH, SESSION_PYTHON]
+SESSION_KINDS = _kinds(
+    "session", _session_argv, _verify_session, "session-handoff-writer-wrapper.sh", "session-write"
+)
 
 
 SESSION = "SESSION-20260521-134500"

@@ -47,7 +47,7 @@ def wait_held(proc: subprocess.Popen[bytes], within: float = 10.0) -> None:
 def kill_probe(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILLs the probe's whole process group and reaps it: a terminal closed mid-write."""
     os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    proc.communicate()
 
 
 def dead_lock(impl: str, lock: Path) -> None:

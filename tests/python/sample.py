@@ -1,11 +1,28 @@
-"""A sample workspace for the tests that need one valid snapshot to read."""
+"""A sample workspace for the tests that need one valid snapshot to read, and the one
+write the race and crash tests start in either implementation."""
 
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+STAMP = "2026-05-21T13:45:00Z"
+
+
+def do_stage_writer(impl: str, root: Path, body: Path) -> list[str]:
+    """The command line of a /dr-do stage write of TUNE-0254 (body from body, captured at
+    STAMP) through the bash entry point or the Python command."""
+    if impl == "bash":
+        prefix = [str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh")]
+    else:
+        prefix = [sys.executable, "-m", "datarim_snapshot", "write"]
+    return prefix + [
+        "--root", str(root), "--task", "TUNE-0254", "--stage", "do", "--command", "/dr-do",
+        "--captured-by", "agent", "--recommended-next", "/dr-qa", "--body-file", str(body),
+        "--captured-at", STAMP,
+    ]  # fmt: skip
 
 
 def sample_workspace(root: Path, task: str = "TUNE-0254", body: str = "Plan ready.\n") -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 from datarim_snapshot import check_snapshot_file
 
 REPO = Path(__file__).resolve().parents[2]
-ROUNDS = 6
+ROUNDS = int(os.environ.get("DATARIM_ARCHIVE_ROUNDS", "6"))
 TASK = "TUNE-0254"
 
 
@@ -63,6 +63,12 @@ def write_snapshot(root: Path, body: bytes, python: bool = False) -> subprocess.
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+def finish(proc: subprocess.Popen[bytes]) -> tuple[int, bytes, bytes]:
+    """Waits for the process and reads (and closes) both pipes."""
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
+
+
 def archives(root: Path) -> list[Path]:
     return sorted((root / "documentation" / "archive" / "tune" / "snapshots").glob("*.md"))
 
@@ -71,16 +77,13 @@ def test_two_archivers_move_the_snapshot_once(tmp_path: Path) -> None:
     for round_number in range(ROUNDS):
         root = tmp_path / f"ws{round_number}"
         root.mkdir()
-        assert write_snapshot(root, b"final answer\n").wait() == 0
+        assert finish(write_snapshot(root, b"final answer\n"))[0] == 0
         first, second = (
             (bash_archive(root), python_archive(root))
             if round_number % 2
             else (python_archive(root), bash_archive(root))
         )
-        outcomes = sorted(
-            (p.wait(), p.stdout.read() if p.stdout else b"", p.stderr.read() if p.stderr else b"")
-            for p in (first, second)
-        )
+        outcomes = sorted(finish(p) for p in (first, second))
         (won, out, err), (lost, _, lost_err) = outcomes
         assert (won, lost) == (0, 1), outcomes
         assert out == b"documentation/archive/tune/snapshots/TUNE-0254-final-stage.md\n"
@@ -95,11 +98,11 @@ def test_archiver_and_writer_never_see_half_a_snapshot(tmp_path: Path) -> None:
     for round_number in range(ROUNDS):
         root = tmp_path / f"ws{round_number}"
         root.mkdir()
-        assert write_snapshot(root, b"first\n" * 500).wait() == 0
+        assert finish(write_snapshot(root, b"first\n" * 500))[0] == 0
         archiver = python_archive(root) if round_number % 2 else bash_archive(root)
         writer = write_snapshot(root, b"second\n" * 700, python=round_number % 2 == 0)
-        assert writer.wait() == 0
-        assert archiver.wait() == 0  # the snapshot exists throughout: replaced, never removed
+        assert finish(writer)[0] == 0
+        assert finish(archiver)[0] == 0  # the snapshot exists throughout: replaced, never removed
         [archive] = archives(root)
         check_snapshot_file(str(archive), TASK)  # raises unless a whole, valid snapshot
         left = root / "datarim" / "snapshots" / f"{TASK}.snapshot.md"

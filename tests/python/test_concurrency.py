@@ -4,26 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from datarim_snapshot import validate_stage_snapshot
 from datarim_snapshot.snapshot import render_snapshot
-
-REPO = Path(__file__).resolve().parents[2]
-STAMP = "2026-05-21T13:45:00Z"
-
-
-def _argv(impl: str, root: Path, body: Path) -> list[str]:
-    if impl == "bash":
-        prefix = [str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh")]
-    else:
-        prefix = [sys.executable, "-m", "datarim_snapshot", "write"]
-    return prefix + [
-        "--root", str(root), "--task", "TUNE-0254", "--stage", "do", "--command", "/dr-do",
-        "--captured-by", "agent", "--recommended-next", "/dr-qa", "--body-file", str(body),
-        "--captured-at", STAMP,
-    ]  # fmt: skip
+from sample import STAMP, do_stage_writer
 
 
 def test_sixteen_writers_of_both_kinds_race_on_one_task(tmp_path: Path) -> None:
@@ -42,8 +27,11 @@ def test_sixteen_writers_of_both_kinds_race_on_one_task(tmp_path: Path) -> None:
                 "TUNE-0254", "do", "/dr-do", "agent", "/dr-qa", STAMP, None, body.read_bytes()
             )
         )
-        procs.append(subprocess.Popen(_argv(impl, root, body), env=env, stderr=subprocess.PIPE))
-    results = [(p.wait(timeout=120), p.stderr.read() if p.stderr else b"") for p in procs]
+        procs.append(
+            subprocess.Popen(do_stage_writer(impl, root, body), env=env, stderr=subprocess.PIPE)
+        )
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    results = [(p.returncode, err) for p, err in zip(procs, errors)]
     assert [code for code, _ in results] == [0] * 16, results
     snapshots = root / "datarim" / "snapshots"
     assert sorted(os.listdir(snapshots)) == ["TUNE-0254.snapshot.md"]

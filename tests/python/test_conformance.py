@@ -1,24 +1,40 @@
-"""The shared conformance corpus against the Python port: its command and its in-process API."""
+"""The shared conformance corpus against the Python port (its command and its in-process
+API), the corpus itself, and the two runners held to one contract."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from conformance import (
-    SUITES as SUITES_DIR,
-)
-from conformance import (
+    ESCAPES,
+    IMPLS,
+    REPO,
     Case,
+    Implementation,
+    command_runner,
+    convert_suites,
     corpus_problems,
+    decode_escapes,
+    empty_directories,
+    every_nth,
+    implementation,
     known_failures,
     load_cases,
+    load_suites,
     mismatches,
     python_command_runner,
     python_inprocess_runner,
     run_case,
+    sample_cases,
 )
 
 CASES = load_cases()
 KNOWN = known_failures()
+BASH_RUNNER = REPO / "tests" / "bats" / "conformance.bash"
 
 
 def test_corpus_is_well_formed() -> None:
@@ -46,25 +62,164 @@ def test_python_api(case: Case) -> None:
     _check(case, "python", mismatches(case, run_case(case, python_inprocess_runner())))
 
 
-def test_failsafe_an_implementation_that_does_nothing_fails_the_corpus() -> None:
-    """Proves the suite can fail: `true` exits 0, prints nothing, writes nothing."""
-    from conformance import run_subprocess
+NOOP = Implementation("noop", {"*": "true"})
 
-    noop = run_subprocess(["true"])
-    passing = [case.id for case in CASES if not mismatches(case, run_case(case, noop))]
+
+def test_failsafe_an_implementation_that_does_nothing_fails_the_corpus() -> None:
+    """Proves the suite can fail: `true` exits 0, prints nothing, writes nothing. Every
+    8th case (make test-full: all of them); each suite has 12 or more."""
+    sample = every_nth(CASES, 8)
+    noop = command_runner(NOOP)
+    passing = [case for case in sample if not mismatches(case, run_case(case, noop))]
     # Only cases whose whole expectation is "exit 0, no output, nothing written" may pass.
-    for case_id in passing:
-        case = next(c for c in CASES if c.id == case_id)
-        assert (case.path / "expect" / "exit").read_text().strip() == "0"
-        assert not (case.path / "expect" / "files").exists()
-    assert len(passing) < len(CASES) / 10
+    for case in passing:
+        expect = case.path / "expect"
+        assert (expect / "exit").read_text().strip() == "0"
+        assert not any((expect / entry).exists() for entry in ("stdout", "stderr", "files"))
+    assert {case.suite.name for case in sample} == {suite.name for suite in load_suites()}
+    assert len(passing) < len(sample) / 10
 
 
 def test_corpus_needs_no_empty_directories() -> None:
     """git keeps no empty directory: a case that needs one must make it in its setup."""
-    empty = [
-        str(path.relative_to(SUITES_DIR))
-        for path in SUITES_DIR.rglob("*")
-        if path.is_dir() and not any(path.iterdir())
-    ]
-    assert empty == []
+    assert empty_directories() == []
+
+
+# The runner contract (tests/conformance/README.md): one mapping per implementation,
+# read by both runners; escapes decoded alike; a new implementation plugs in by command.
+
+
+def _bash_runner(script: str, *args: str, env: dict[str, str] | None = None) -> bytes:
+    """Runs script in bash with tests/bats/conformance.bash sourced (as bats would)."""
+    env = {**os.environ, "BATS_TEST_DIRNAME": str(BASH_RUNNER.parent), **(env or {})}
+    done = subprocess.run(
+        ["bash", "-c", f'. "{BASH_RUNNER}"\n{script}', "_", *args],
+        capture_output=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    assert done.stderr == b""
+    return done.stdout
+
+
+def test_both_runners_decode_the_escape_samples_to_the_same_bytes() -> None:
+    """tests/conformance/escapes/samples, decoded, is escapes/decoded (NUL after each)."""
+    want = (ESCAPES / "decoded").read_bytes()
+    lines = os.fsdecode((ESCAPES / "samples").read_bytes()).split("\n")[:-1]
+    python = b"".join(os.fsencode(decode_escapes(line)) + b"\0" for line in lines)
+    bash = _bash_runner(
+        'conformance_lines "$1"\nfor line in "${FILE_LINES[@]}"; do\n'
+        'conformance_unescape "$line" v; printf "%s\\0" "$v"; done',
+        str(ESCAPES / "samples"),
+    )
+    assert python == want
+    assert bash == want
+    assert len(lines) == want.count(b"\0") > 20
+
+
+def test_every_mapping_names_every_suite_command() -> None:
+    names = sorted(path.name for path in IMPLS.glob("*.map"))
+    assert names == ["bash.map", "python.map"]
+    for suite in load_suites():
+        for impl in ("bash", "python"):
+            assert implementation(impl).templates.get(suite.command), (impl, suite.name)
+
+
+def test_the_bash_runner_reads_the_same_mapping_words() -> None:
+    """For every suite and both mappings, conformance.bash starts the words this runner does."""
+    script = (
+        'for suite in "$@"; do conformance_suite_argv "$suite"\n'
+        'printf "%s\\0" "${ARGV[@]}"; printf "\\n"; done'
+    )
+    suites = [suite.name for suite in load_suites()]
+    for impl in ("bash", "python"):
+        env = {"CONFORMANCE_IMPL": impl, "CONFORMANCE_PYTHON": sys.executable}
+        got = _bash_runner(script, *suites, env=env).split(b"\n")[:-1]
+        want = [
+            b"".join(os.fsencode(word) + b"\0" for word in implementation(impl).argv(suite))
+            for suite in load_suites()
+        ]
+        assert got == want, impl
+
+
+def test_a_third_implementation_plugs_in_as_one_dispatcher_command() -> None:
+    """`conformance.py run --command TEMPLATE`: the Python port as a stranger would plug it
+    in (one dispatcher, {COMMAND} the logical command), over a spread of the corpus."""
+    ids = [case.id for case in sample_cases(CASES, 2)]
+    template = f"{sys.executable} -m datarim_snapshot {{COMMAND}}"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "python" / "conformance.py"), "run"]
+        + ["--command", template, "--name", "python", *ids],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == f"{len(ids)} passed, 0 failed, 0 skipped"
+
+
+def test_the_runner_cli_fails_a_failing_implementation() -> None:
+    ids = [case.id for case in sample_cases(CASES, 1)]
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "python" / "conformance.py"), "run"]
+        + ["--command", "false", *ids],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1] == f"0 passed, {len(ids)} failed, 0 skipped"
+
+
+def test_the_python_runner_runs_the_bash_mapping_as_bats_does() -> None:
+    """bash.map through this runner (as bless.py runs it): a spread of cases passes."""
+    runner = command_runner(implementation("bash"))
+    for case in sample_cases(CASES, 2):
+        assert mismatches(case, run_case(case, runner)) == [], case.id
+
+
+def test_old_form_suites_convert_to_a_logical_command(tmp_path: Path) -> None:
+    """SUITE files still in the old form (bash=<path>, python=<subcommand>) run meanwhile
+    and convert with `conformance.py convert`: SUITE names the command, the maps gain it."""
+    suites, impls = tmp_path / "suites", tmp_path / "impl"
+    (suites / "stop-hook").mkdir(parents=True)
+    (suites / "stop-hook" / "SUITE").write_text("bash=dev-tools/stop-hook.sh\npython=stop-hook\n")
+    (suites / "write").mkdir()
+    (suites / "write" / "SUITE").write_text("command=write\n")
+    impls.mkdir()
+    (impls / "bash.map").write_text("# bash\nwrite={REPO}/dev-tools/snapshot-writer-wrapper.sh\n")
+    (impls / "python.map").write_text("# python\nwrite={PYTHON} -m datarim_snapshot write\n")
+    old = load_suites(suites)[0]
+    assert (old.command, old.legacy["bash"]) == ("stop-hook", "{REPO}/dev-tools/stop-hook.sh")
+    bash_map = implementation(str(impls / "bash.map"))
+    assert bash_map.argv(old) == [str(REPO / "dev-tools" / "stop-hook.sh")]
+    assert len(convert_suites(suites, impls)) == 3
+    assert (suites / "stop-hook" / "SUITE").read_text() == "command=stop-hook\n"
+    assert (impls / "bash.map").read_text() == (
+        "# bash\nstop-hook={REPO}/dev-tools/stop-hook.sh\n"
+        "write={REPO}/dev-tools/snapshot-writer-wrapper.sh\n"
+    )
+    assert (impls / "python.map").read_text() == (
+        "# python\nstop-hook={PYTHON} -m datarim_snapshot stop-hook\n"
+        "write={PYTHON} -m datarim_snapshot write\n"
+    )
+    assert convert_suites(suites, impls) == []
+
+
+def test_git_keeps_every_corpus_byte_as_committed() -> None:
+    """.gitattributes: no corpus file is open to line-ending conversion (autocrlf)."""
+    corpus = REPO / "tests" / "conformance"
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    files = sorted(str(p.relative_to(REPO)) for p in corpus.rglob("*") if p.is_file())
+    done = subprocess.run(
+        ["git", "-C", str(REPO), "check-attr", "--stdin", "-z", "text"],
+        input="\0".join(files).encode(),
+        capture_output=True,
+        check=True,
+    )
+    fields = done.stdout.split(b"\0")[:-1]
+    values = dict(zip(fields[0::3], fields[2::3]))
+    assert len(values) == len(files) > 1000
+    assert {path.decode() for path, value in values.items() if value != b"unset"} == set()

@@ -8,7 +8,6 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,22 +15,10 @@ import pytest
 from datarim_snapshot.snapshot import render_snapshot
 from datarim_snapshot.validate import check_snapshot_file
 from lockprobe import IMPLS, REPO
+from sample import STAMP, do_stage_writer
 
 TASK = "TUNE-0254"
-STAMP = "2026-05-21T13:45:00Z"
 ROUNDS = int(os.environ.get("DATARIM_CRASH_ROUNDS", "32"))
-
-
-def _argv(impl: str, root: Path, body: Path) -> list[str]:
-    if impl == "bash":
-        prefix = [str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh")]
-    else:
-        prefix = [sys.executable, "-m", "datarim_snapshot", "write"]
-    return prefix + [
-        "--root", str(root), "--task", TASK, "--stage", "do", "--command", "/dr-do",
-        "--captured-by", "agent", "--recommended-next", "/dr-qa", "--body-file", str(body),
-        "--captured-at", STAMP,
-    ]  # fmt: skip
 
 
 def _run(impl: str, root: Path, body: Path, kill: float | None, in_lock: bool = False) -> bool:
@@ -39,7 +26,7 @@ def _run(impl: str, root: Path, body: Path, kill: float | None, in_lock: bool = 
     in_lock: counted from the moment its lock appears). True when it was killed."""
     env = {**os.environ, "DR_SNAPSHOT_LOCK_TIMEOUT": "20"}
     proc = subprocess.Popen(
-        _argv(impl, root, body), env=env, stderr=subprocess.PIPE, start_new_session=True
+        do_stage_writer(impl, root, body), env=env, stderr=subprocess.PIPE, start_new_session=True
     )
     if kill is not None:
         if in_lock:
@@ -50,7 +37,7 @@ def _run(impl: str, root: Path, body: Path, kill: float | None, in_lock: bool = 
             proc.wait(timeout=kill)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            proc.communicate()
             return True
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

@@ -26,21 +26,8 @@ STAMP = "2026-05-21T13:45:00Z"
 EXAMPLES = int(os.environ.get("DATARIM_FUZZ_EXAMPLES", "40"))
 
 # The primary is option 2 and option 1 has the same first word: the replay must
-# still show the primary.
-ANSWER = """**TUNE-0032 · Replay check**
-
-Plan verified.
-
----
-
-**Следующий шаг — TUNE-0032** (L3, in_progress)
-
-1. `/dr-do TUNE-0032 --dry-run` — check the plan's steps without changing code
-2. `/dr-do TUNE-0032` — **рекомендуется** — TDD implementation
-3. `/dr-status` — escape hatch
-
----
-"""
+# still show the primary (emit.bats reads the same answer).
+ANSWER = (REPO / "tests" / "fixtures" / "cta-primary-second.md").read_text(encoding="utf-8")
 
 
 def _args(root: Path, answer: Path, *extra: str) -> list[str]:

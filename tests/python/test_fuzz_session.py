@@ -36,6 +36,7 @@ from fuzzkit import (
     run_python,
     tree_state,
     without_new_kb_notice,
+    writer_workspace,
 )
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -508,20 +509,13 @@ def writer_calls(draw: st.DrawFn) -> tuple[list[str], bytes, bytes]:
 
 
 def _sandbox(base: Path, tasks: bytes, body: bytes, old: bytes) -> Path:
-    """base/ws: a workspace whose session SESSION already has a block, beside another
-    session's file; the writer runs in base/ws/a/b; base/in holds the input files."""
+    """fuzzkit.writer_workspace, whose session SESSION already has a block, beside another
+    session's file; returns where the writer runs."""
+    cwd = writer_workspace(base, "sessions", {"tasks": tasks, "body": body})
     sessions = base / "ws" / "datarim" / "sessions"
-    sessions.mkdir(parents=True)
-    (base / "ws" / "datarim" / "activeContext.md").write_bytes(b"# context\n")
     (sessions / f"{SESSION}.session.md").write_bytes(old)
     (sessions / f"{OTHER}.session.md").write_bytes(old.replace(SESSION.encode(), OTHER.encode()))
-    (base / "ws" / "sub").mkdir()
-    (base / "ws" / "a" / "b").mkdir(parents=True)
-    (base / "ws" / "link").symlink_to(base / "ws" / "sub")
-    (base / "in").mkdir()
-    (base / "in" / "tasks").write_bytes(tasks)
-    (base / "in" / "body").write_bytes(body)
-    return base / "ws" / "a" / "b"
+    return cwd
 
 
 def _check_outcome(

@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import re
 import shutil
+from functools import partial
 from pathlib import Path
 
 from datarim_snapshot.rules import task_id_ok
 from datarim_snapshot.validate import check_snapshot_file
 from fuzzkit import (
     FUZZ,
-    Outcome,
     flag_values,
     refused,
     run_bash,
     run_python,
     tree_state,
     without_new_kb_notice,
+    writer_workspace,
 )
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -75,31 +76,18 @@ def writer_calls(draw: st.DrawFn) -> tuple[list[str], bytes, bytes]:
 
 
 def _sandbox(base: Path, body: bytes, options: bytes) -> Path:
-    """base/ws: a workspace with a knowledge base and an old snapshot; the writer runs in
-    base/ws/a/b; base/in holds the input files."""
-    snapshots = base / "ws" / "datarim" / "snapshots"
-    snapshots.mkdir(parents=True)
-    (base / "ws" / "datarim" / "activeContext.md").write_bytes(b"# context\n")
-    (snapshots / "TUNE-0254.snapshot.md").write_bytes(OLD)
-    (base / "ws" / "sub").mkdir()
-    (base / "ws" / "a" / "b").mkdir(parents=True)
-    (base / "ws" / "link").symlink_to(base / "ws" / "sub")
-    (base / "in").mkdir()
-    (base / "in" / "body").write_bytes(body)
-    (base / "in" / "options").write_bytes(options)
-    return base / "ws" / "a" / "b"
+    """fuzzkit.writer_workspace with an old snapshot; returns where the writer runs."""
+    cwd = writer_workspace(base, "snapshots", {"body": body, "options": options})
+    (base / "ws" / "datarim" / "snapshots" / "TUNE-0254.snapshot.md").write_bytes(OLD)
+    return cwd
 
 
 def _decode(argv: list[str], base: Path) -> list[str]:
     return [a.replace("{IN}", str(base / "in")) for a in argv]
 
 
-def _run_bash(argv: list[str], cwd: Path) -> Outcome:
-    return run_bash(WRITER, argv, cwd)
-
-
-def _run_python(argv: list[str], cwd: Path) -> Outcome:
-    return run_python("write", argv, cwd)
+# The two writers, each called as run(argv, cwd).
+WRITERS = {"bash": partial(run_bash, WRITER), "python": partial(run_python, "write")}
 
 
 def _check_outcome(
@@ -130,7 +118,7 @@ def test_fuzz_flag_values_through_both_writers(
 ) -> None:
     argv, body, options = call
     results = []
-    for impl, run in (("bash", _run_bash), ("python", _run_python)):
+    for impl, run in WRITERS.items():
         base = tmp_path / impl
         shutil.rmtree(base, ignore_errors=True)
         cwd = _sandbox(base, body, options)

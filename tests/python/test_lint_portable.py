@@ -1,4 +1,4 @@
-"""dev-tools/lint-portable.py: every bash-4 or GNU-only construct it names is caught,
+"""tests/tools/lint-portable.py: every bash-4 or GNU-only construct it names is caught,
 version-guarded and POSIX spellings pass, and the shipped shell and awk are clean."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from types import ModuleType
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "dev-tools" / "lint-portable.py"
+SCRIPT = REPO / "tests" / "tools" / "lint-portable.py"
 
 
 def _lint() -> ModuleType:

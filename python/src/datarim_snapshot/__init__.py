@@ -17,6 +17,7 @@ _EXPORTS = {
     "MalformedError": "errors",
     "MissingError": "errors",
     "RefusedError": "errors",
+    "RootChoice": "roots",
     "SessionSaved": "session",
     "StageSnapshot": "validate",
     "UsageError": "errors",
@@ -24,6 +25,7 @@ _EXPORTS = {
     "check_session_file": "session_validate",
     "check_snapshot_bytes": "validate",
     "check_snapshot_file": "validate",
+    "discover_root": "roots",
     "emit_stage_snapshot": "emit",
     "find_root": "validate",
     "read_stage_snapshot": "validate",
@@ -66,6 +68,7 @@ if TYPE_CHECKING:
     )
     from .redaction import redact
     from .resume import replay_prompt, resume_output
+    from .roots import RootChoice, discover_root
     from .session import SessionSaved, render_session_block, write_session_handoff
     from .session_format import check_session_bytes
     from .session_replay import replay_session
@@ -88,6 +91,7 @@ __all__ = [
     "MalformedError",
     "MissingError",
     "RefusedError",
+    "RootChoice",
     "SessionSaved",
     "StageSnapshot",
     "UsageError",
@@ -95,6 +99,7 @@ __all__ = [
     "check_session_file",
     "check_snapshot_bytes",
     "check_snapshot_file",
+    "discover_root",
     "emit_stage_snapshot",
     "find_root",
     "read_stage_snapshot",

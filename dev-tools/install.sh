@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs this project's suite where the reference's /dr-* commands call it,
+# ${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/ and /scripts/lib/, keeping what
+# it replaces; --restore puts that back. See scripts/lib/runtime-install.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/runtime-install.sh
+. "$here/../scripts/lib/runtime-install.sh"
+status=0
+runtime_install_main "$@" || status=$?
+exit "$status"
