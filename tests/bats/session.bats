@@ -71,8 +71,9 @@ caller() {
   # Every day from 0000 to the 13th month, of a leap, a century, a 400 and a
   # plain year, then times at each edge: the bash verdict (dr_session_id_ok)
   # and awk's is_timestamp, which judges --captured-at, must agree on each.
+  # shellcheck source=scripts/lib/datarim-common.sh
   . "$LIB/datarim-common.sh"
-  local y m d t id stamp bash_says awk_says
+  local y m d t id bash_says
   : >"$BATS_TEST_TMPDIR/ids"
   for y in 0000 0001 1900 2000 2024 2026 2100; do
     for m in 00 01 02 03 04 06 09 11 12 13; do
