@@ -107,7 +107,7 @@ def test_a_healthy_workspace(base: Path) -> None:
     _write(base / "home" / ".claude" / "settings.json", json.dumps(hooks))
     code, out, facts = _both_forms(base)
     assert code == 0 and out.endswith("result: healthy\n")
-    assert "TUNE-0254: the SessionStart hook resumes it from its snapshot" in out
+    assert "TUNE-0254; the SessionStart hook resumes it from its snapshot" in out
     assert f"claude {base}/home/.claude/settings.json: SessionStart session-start-hook\n" in out
     assert facts["healthy"] is True and facts["problems"] == []
 

@@ -179,6 +179,8 @@ def _write_all(command: list[str], env: dict[str, str], payload: bytes) -> tuple
     writer.start()
     assert proc.stdout is not None and proc.stderr is not None
     out, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdout.close()  # pytest turns the ResourceWarning of an open pipe into an error
+    proc.stderr.close()
     writer.join(60)
     code = proc.wait(60)
     assert (out, err) == (b"", b"")
