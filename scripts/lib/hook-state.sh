@@ -8,21 +8,23 @@
 #   <state>/turns/<session-id>  the turn record of a session (hook_turn_write)
 #
 # <state> is ${DATARIM_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/datarim}.
-# Sourcing defines hook_* functions (plus those of datarim-common.sh) and
-# nothing else.
+# It loads datarim-common.sh only when a hook needs more than its common path
+# (hook_load_common): the Stop hook with no turn pending reads no other file.
+# Sourcing defines hook_* functions and nothing else.
 
 # Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_hook_state=1 && shopt -u expand_aliases; fi
 
-_hook_state_load() {
+# hook_load_common: loads datarim-common.sh (dr_call, dr_now_utc, the root
+# discovery) unless it is loaded.
+hook_load_common() {
+  declare -F dr_call >/dev/null 2>&1 && return 0
   local dir=${BASH_SOURCE[0]}
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/datarim-common.sh
   . "$dir/datarim-common.sh"
 }
-_hook_state_load
-unset -f _hook_state_load
 
 # hook_state_dir <out-var>: the state directory; 1 when there is none (no
 # absolute DATARIM_STATE_DIR, XDG_STATE_HOME or HOME to build it from).
@@ -43,14 +45,11 @@ hook_state_dir() {
   printf -v "$1" '%s' "$hook_dir"
 }
 
-# hook_turns_pending <state>: 0 when some turn record exists. Builtins only.
+# hook_turns_pending <state>: 0 when some turn record exists. A builtin, and
+# one that globs whatever the caller's options (noglob, failglob, nullglob)
+# and skips the hooks' own dot files.
 hook_turns_pending() {
-  local file
-  for file in "$1"/turns/*; do
-    [ -e "$file" ] || [ -L "$file" ] || continue
-    return 0
-  done
-  return 1
+  compgen -G "$1/turns/*" >/dev/null 2>&1
 }
 
 # hook_drain: reads the standard input to its end, so that the runtime's
@@ -103,6 +102,7 @@ hook_now() {
 # A log that cannot be written is given up silently: a hook never fails.
 hook_log() {
   local LC_ALL=C log=$1/hooks.log msg=$3 now
+  hook_load_common
   hook_now now
   msg=${msg//[$'\001'-$'\037'$'\177']/?}
   hook_make_dir "$1" || return 0

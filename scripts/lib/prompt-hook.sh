@@ -29,7 +29,10 @@ _prompt_hook_load
 unset -f _prompt_hook_load
 
 # prompt_hook [-h|--help]: the hook (see the top). Always returns 0.
-prompt_hook() { dr_call prompt_hook_body "$@"; } # with our shell options
+prompt_hook() {
+  hook_load_common
+  dr_call prompt_hook_body "$@" # with our shell options
+}
 prompt_hook_body() {
   local state fields status=0 msg='' line sid turn command stage task file
   case ${1:-} in -h | --help)

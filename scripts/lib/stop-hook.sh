@@ -16,8 +16,7 @@
 # Never blocks a turn: it prints nothing and returns 0; a failure is one line
 # in the hooks log (an answer without a CTA block is none). With no turn
 # record pending in any session it reads the payload, unparsed, and returns:
-# most turns cost a bash start and the libraries' reading. Twin of
-# python/src/datarim_snapshot/stop_hook.py.
+# most turns cost a bash start. Twin of python/src/datarim_snapshot/stop_hook.py.
 # Sourcing defines stop_hook* functions (plus those of hook-state.sh; the
 # emit library loads when a snapshot may be due) and nothing else.
 
@@ -35,7 +34,19 @@ _stop_hook_load
 unset -f _stop_hook_load
 
 # stop_hook [-h|--help]: the hook (see the top). Always returns 0.
-stop_hook() { dr_call stop_hook_body "$@"; } # with our shell options
+stop_hook() {
+  local state
+  # The common path (no turn pending anywhere): builtins only, right whatever
+  # the caller's shell options, and no other library read.
+  if [ $# -eq 0 ] && { [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] ||
+    [ "${DATARIM_DISABLE_STOP_HOOK:-}" = 1 ] || ! hook_state_dir state || ! hook_turns_pending "$state"; }; then
+    hook_drain
+    return 0
+  fi
+  hook_load_common
+  dr_call stop_hook_body "$@" # with our shell options
+}
+
 stop_hook_body() {
   local state
   case ${1:-} in -h | --help)
