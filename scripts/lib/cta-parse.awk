@@ -1,20 +1,24 @@
 # Reads the CTA block that ends a /dr-* stage's answer (CONTRACT §7).
-# Input: the answer on stdin. ENVIRON: DR_TASK (the --task value), DR_REDACT
+# Input: the answer on stdin. ENVIRON: DR_TASK (the --task value; empty: the
+# task the block's header names, which must pass the task-ID rule), DR_REDACT
 # (0: the JSON keeps secrets). Needs datarim-rules.awk and datarim-redact.awk
 # before it on the awk command line; run with LC_ALL=C
 # (strings are bytes; the Russian tokens below are matched as UTF-8 bytes).
 #
 # Output, first line always: the word a stage header on line 1
 # (**{ID} · {title}**) names, or empty; the caller applies the task-ID rule.
-# Then, exit 0: recommended_next, the JSON object, the options lines (the
-# primary first, each ending in a newline), and "."; exit 1: the refusal.
+# Then, exit 0: the task ID, recommended_next, the JSON object, the options
+# lines (the primary first, each ending in a newline), and "."; exit 1: the
+# refusal.
 #
 # The block starts at the LAST header line of the answer outside code fences
 # and ends at its closing "---" line (or the end of the answer); text after it
 # is ignored. Inside it, "N. ..." lines are options until a line starting
 # "Другие активные задачи" (bold or not) starts the list of other tasks, which
 # is no part of this task's options. A fenced block (``` or ~~~) quotes text:
-# nothing in it counts.
+# nothing in it counts. Every token has an English twin, read alike and in
+# any mix: **Next step — {ID}**, **QA failed for / **Expectations BLOCKED
+# for, **recommended**, alternative, Other active tasks.
 # Twin of python/src/datarim_snapshot/cta.py.
 
 function cta_refuse(msg) {
@@ -26,7 +30,7 @@ function cta_refuse(msg) {
 # more than a space or "**" follows it) and HID_RUNS_ON, and returns 1; 0
 # when the line is no CTA header.
 function cta_header(line,    i, rest, next_char) {
-    for (i = 1; i <= 3; i++) {
+    for (i = 1; i <= NHEAD; i++) {
         if (index(line, HEAD[i]) != 1) continue
         rest = substr(line, length(HEAD[i]) + 1)
         HID = match(rest, /^[A-Za-z0-9-]+/) ? substr(rest, 1, RLENGTH) : ""
@@ -54,11 +58,12 @@ function fence_run(line,    s, c, n) {
     return substr(s, 1, n)
 }
 
-# "Другие активные задачи" after any "#", "*" or blanks starts the other tasks.
+# "Другие активные задачи" (or "Other active tasks") after any "#", "*" or
+# blanks starts the other tasks.
 function other_tasks_heading(line,    s) {
     s = line
     sub(/^[#* \t]+/, "", s)
-    return index(s, OTHER_TASKS) == 1
+    return index(s, OTHER_TASKS) == 1 || index(s, OTHER_TASKS_EN) == 1
 }
 
 function stage_header_id(line,    p, id) {
@@ -70,9 +75,10 @@ function stage_header_id(line,    p, id) {
 }
 
 # Splits option k's text t: sets CMD ("" for a plain-text option), HAS_CMD,
-# MARK ("primary", "alternative" or "") and PURPOSE (the marker dropped).
+# MARK ("primary", "alternative" or ""), MARK_TEXT (the marker as written)
+# and PURPOSE (the marker dropped).
 function cta_option(t, k,    tick, rest, p, bare) {
-    CMD = ""; HAS_CMD = 0; MARK = ""
+    CMD = ""; HAS_CMD = 0; MARK = ""; MARK_TEXT = ""
     # A line ending in " — " lost its last blank with the trailing blanks.
     bare = substr(SEP, 1, length(SEP) - 1)
     if (length(t) >= length(bare) && substr(t, length(t) - length(bare) + 1) == bare) t = t " "
@@ -90,14 +96,18 @@ function cta_option(t, k,    tick, rest, p, bare) {
         p = index(t, SEP)
         rest = p ? substr(t, p + length(SEP)) : ""
     }
-    if (rest == PRIMARY || index(rest, PRIMARY SEP) == 1) {
-        MARK = "primary"
-        rest = substr(rest, length(PRIMARY SEP) + 1)
-    } else if (rest == ALTERNATIVE || index(rest, ALTERNATIVE SEP) == 1) {
-        MARK = "alternative"
-        rest = substr(rest, length(ALTERNATIVE SEP) + 1)
-    }
-    PURPOSE = rest
+    if (marked(rest, PRIMARY)) MARK = "primary"
+    else if (marked(rest, PRIMARY_EN)) MARK = "primary"
+    else if (marked(rest, ALTERNATIVE) || marked(rest, ALTERNATIVE_EN)) MARK = "alternative"
+    PURPOSE = MARK == "" ? rest : substr(rest, length(MARK_TEXT SEP) + 1)
+}
+
+# 1 when the purpose text starts with the marker word (alone, or before SEP);
+# sets MARK_TEXT to it.
+function marked(rest, word) {
+    if (rest != word && index(rest, word SEP) != 1) return 0
+    MARK_TEXT = word
+    return 1
 }
 
 BEGIN {
@@ -105,9 +115,16 @@ BEGIN {
     HEAD[1] = "**Следующий шаг — "
     HEAD[2] = "**QA failed для "
     HEAD[3] = "**Expectations BLOCKED для "
+    HEAD[4] = "**Next step — "
+    HEAD[5] = "**QA failed for "
+    HEAD[6] = "**Expectations BLOCKED for "
+    NHEAD = 6
     OTHER_TASKS = "Другие активные задачи"
+    OTHER_TASKS_EN = "Other active tasks"
     PRIMARY = "**рекомендуется**"
+    PRIMARY_EN = "**recommended**"
     ALTERNATIVE = "альтернатива"
+    ALTERNATIVE_EN = "alternative"
     SEP = " — "
     MIDDOT = " · "
     MAX_OPTIONS = 5
@@ -152,10 +169,13 @@ BEGIN {
 END {
     printf "%s\n", stage_id
     if (!found)
-        cta_refuse("--response-file has no CTA block (a line starting **Следующий шаг — <ID>, **QA failed для <ID> or **Expectations BLOCKED для <ID>)")
+        cta_refuse("--response-file has no CTA block (a line starting **Следующий шаг — <ID>, **QA failed для <ID> or **Expectations BLOCKED для <ID>, or in English **Next step — <ID>, **QA failed for <ID> or **Expectations BLOCKED for <ID>)")
     if (hid == "") cta_refuse("the CTA header names no task ID")
     if (hid_runs_on) cta_refuse("the CTA header's task ID " hid " runs on into other text (want a space or ** after it)")
-    if (hid != ENVIRON["DR_TASK"]) cta_refuse("the CTA block is for " hid ", not --task " ENVIRON["DR_TASK"])
+    task = ENVIRON["DR_TASK"]
+    if (task == "" && !is_task_id(hid)) cta_refuse("the CTA header's task ID " hid " is not a valid task ID")
+    if (task == "") task = hid
+    if (hid != task) cta_refuse("the CTA block is for " hid ", not --task " task)
     if (n == 0) cta_refuse("the CTA block has no numbered options")
     if (n > MAX_OPTIONS) cta_refuse("the CTA block has " n " options (at most " MAX_OPTIONS ")")
 
@@ -166,6 +186,7 @@ END {
         if (fault == "utf8") cta_refuse("CTA option " k " is not valid UTF-8")
         if (fault != "") cta_refuse("CTA option " k " holds a control character")
         cta_option(opt[k], k)
+        mark_text[k] = MARK_TEXT
         if (MARK == "primary") {
             if (!primary) primary = k
             else if (!second) second = k
@@ -176,9 +197,12 @@ END {
         else if (PURPOSE == "") item[k] = CMD
         else item[k] = CMD " | " PURPOSE
     }
-    if (!primary) cta_refuse("no CTA option is marked " PRIMARY)
-    if (second) cta_refuse("CTA options " primary " and " second " are both marked " PRIMARY " (want exactly one)")
-    if (!has_cmd[primary]) cta_refuse("the " PRIMARY " CTA option " primary " has no command")
+    if (!primary) cta_refuse("no CTA option is marked " PRIMARY " or " PRIMARY_EN)
+    if (second && mark_text[primary] == mark_text[second])
+        cta_refuse("CTA options " primary " and " second " are both marked " mark_text[primary] " (want exactly one)")
+    if (second)
+        cta_refuse("CTA options " primary " (" mark_text[primary] ") and " second " (" mark_text[second] ") are both marked as the recommended one (want exactly one)")
+    if (!has_cmd[primary]) cta_refuse("the " mark_text[primary] " CTA option " primary " has no command")
     next_cmd = cmd[primary]
     if (index(next_cmd, " ")) next_cmd = substr(next_cmd, 1, index(next_cmd, " ") - 1)
     fault = slash_command_fault(next_cmd)
@@ -190,7 +214,7 @@ END {
     redacting = ENVIRON["DR_REDACT"] != "0"
     if (redacting) redact_init()
     lines = item[primary] "\n"
-    json = "{\"task_id\":" json_string(ENVIRON["DR_TASK"]) ",\"recommended_next\":" json_string(next_cmd) \
+    json = "{\"task_id\":" json_string(task) ",\"recommended_next\":" json_string(next_cmd) \
         ",\"options\":[" json_string(redacting ? redact_text(item[primary]) : item[primary])
     for (k = 1; k <= n; k++) {
         if (k == primary) continue
@@ -199,5 +223,5 @@ END {
     }
     json = json "]}"
     if (length(lines) > CAP) cta_refuse("the CTA options take " length(lines) " bytes, more than the " CAP "-byte cap")
-    printf "%s\n%s\n%s.", next_cmd, json, lines
+    printf "%s\n%s\n%s\n%s.", task, next_cmd, json, lines
 }

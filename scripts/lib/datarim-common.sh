@@ -68,7 +68,8 @@ dr_usage() {
 
 # dr_parse_flags <program> <spec> <required> "$@": parses `--flag value` and
 # boolean `--flag` arguments left to right. <spec> lists the flags, a value
-# flag with a trailing "=" ("--root= --hint"); <required> lists value flags
+# flag with a trailing "=" ("--root= --hint"), one that may repeat with "=+"
+# (its values one a line, in order); <required> lists value flags
 # that must be present; "@--task" in <spec> makes a bare argument, wherever
 # it stands, the value of --task. Sets opt_<flag> (dashes as underscores),
 # which the caller declares local. Returns 0, 2 after reporting a usage
@@ -93,6 +94,25 @@ dr_parse_flags() {
     name=${flag#--}
     name=opt_${name//-/_}
     case $spec in
+      *" $flag=+ "*)
+        # A flag that may repeat: its values, one a line, in order.
+        if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
+          dr_err "$prog" "flag needs a value: $flag"
+          return 2
+        fi
+        if [ -z "$2" ]; then
+          dr_err "$prog" "flag has an empty value: $flag"
+          return 2
+        fi
+        case $2 in *$'\n'*)
+          dr_err "$prog" "flag value holds a line break: $flag"
+          return 2
+          ;;
+        esac
+        printf -v "$name" '%s' "${!name:+${!name}$'\n'}$2"
+        shift 2
+        continue
+        ;;
       *" $flag= "*)
         if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
           dr_err "$prog" "flag needs a value: $flag"
@@ -168,12 +188,63 @@ dr_lock_timeout() {
   return 1
 }
 
-# dr_readable_file <program> <flag> <path>: 0 when <path> is a readable
-# regular file; else reports "<flag> is not a readable file" and returns 1.
+# dr_readable_file <program> <flag> <path>: 0 when <path> can be read as an
+# input file: "-" (the standard input, when it is open), or a readable regular
+# file, pipe or FIFO (/dev/stdin, <(...)) or character device; else reports
+# and returns 1.
 dr_readable_file() {
-  [ -f "$3" ] && [ -r "$3" ] && return 0
+  if [ "$3" = - ]; then
+    { : 3<&0; } 2>/dev/null && return 0
+    dr_err "$1" "$2 -: the standard input is closed"
+    return 1
+  fi
+  { [ -f "$3" ] || [ -p "$3" ] || [ -c "$3" ]; } && [ -r "$3" ] && return 0
   dr_err "$1" "$2 is not a readable file"
   return 1
+}
+
+# dr_one_stdin <program> <flag> <value> [<flag> <value>...]: at most one input
+# flag of a call may be "-" (there is one standard input). Returns 0, or 2
+# after naming every flag that is "-" (a usage error).
+dr_one_stdin() {
+  local prog=$1 dashes='' count=0
+  shift
+  while [ $# -ge 2 ]; do
+    if [ "$2" = - ]; then
+      dashes="$dashes${dashes:+ and }$1"
+      count=$((count + 1))
+    fi
+    shift 2
+  done
+  [ "$count" -le 1 ] && return 0
+  dr_err "$prog" "$dashes read the standard input (-): at most one flag may"
+  return 2
+}
+
+# dr_read_input <path> <limit> <prefix>: dr_read_prefix of an input file, "-"
+# being the standard input. Only <limit> bytes are kept; a pipe, FIFO or
+# socket is then read to its end and the rest thrown away, so that the
+# program writing into it (`cat answer.md | ...`) never dies of SIGPIPE. A
+# regular file or a device is read no further.
+dr_read_input() {
+  printf -v "$3_text" '%s' ''
+  printf -v "$3_len" '%s' 0
+  printf -v "$3_nul" '%s' -1
+  if [ "$1" = - ]; then
+    dr_read_input_stdin "$2" "$3"
+  else
+    dr_read_input_stdin "$2" "$3" <"$1"
+  fi
+}
+
+# dr_read_input_stdin <limit> <prefix>: dr_read_input of the standard input.
+dr_read_input_stdin() {
+  local dr_ri_len
+  dr_read_prefix_stdin "$1" "$2"
+  eval "dr_ri_len=\$$2_len"
+  [ "$dr_ri_len" -ge "$1" ] || return 0
+  # Builtin tests: bash checks fd 0 itself for /dev/stdin.
+  if [ -p /dev/stdin ] || [ -S /dev/stdin ]; then LC_ALL=C cat >/dev/null 2>&1 || :; fi
 }
 
 # dr_task_id_ok <id>: the task-ID rule; nothing with / . whitespace or controls passes.
@@ -184,9 +255,38 @@ dr_task_id_ok() {
 
 # dr_check_task_flag <program> <id>: dr_task_id_ok, reporting a bad --task.
 dr_check_task_flag() {
+  local why
   dr_task_id_ok "$2" && return 0
-  dr_err "$1" "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+  dr_task_id_fault "$2" why
+  dr_err "$1" "$why"
   return 1
+}
+
+# dr_task_id_fault <id> <out-var>: why <id> breaks the task-ID rule, in words,
+# the value repeated (its first 40 bytes and "..." when longer than the rule
+# allows). Counts bytes, as the rule does.
+dr_task_id_fault() {
+  local LC_ALL=C dr_tf_value=$1 dr_tf_bad dr_tf_code dr_tf_why
+  [ ${#dr_tf_value} -le 128 ] || dr_tf_value=${dr_tf_value:0:40}...
+  if [ ${#1} -gt 128 ]; then
+    dr_tf_why='longer than 128 characters'
+  elif [[ $1 == *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]* ]]; then
+    dr_tf_bad=${1#"${1%%[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]*}"}
+    printf -v dr_tf_code '%d' "'${dr_tf_bad:0:1}"
+    if [ "$dr_tf_code" -eq 32 ]; then
+      dr_tf_bad='a space'
+    elif [ "$dr_tf_code" -lt 0 ] || [ "$dr_tf_code" -gt 127 ]; then
+      dr_tf_bad='a non-ASCII character'
+    elif [ "$dr_tf_code" -lt 32 ] || [ "$dr_tf_code" -eq 127 ]; then
+      dr_tf_bad='a control character'
+    else
+      dr_tf_bad="'${dr_tf_bad:0:1}'"
+    fi
+    dr_tf_why="holds $dr_tf_bad; a task ID holds only letters, digits and dashes"
+  else
+    dr_tf_why='want a capital letter, then capitals, digits or dashes up to a dash and a 4- or 5-digit number, then optional -slug parts of letters and digits (e.g. TUNE-0254, DEV-1438-FU-slug)'
+  fi
+  printf -v "$2" 'invalid --task "%s": %s' "$dr_tf_value" "$dr_tf_why"
 }
 
 # dr_seconds_env <var-name> <default> <out-var>: a whole number of seconds from
@@ -261,6 +361,23 @@ dr_read_prefix_stdin() {
 dr_is_knowledge_base() {
   [ -e "$1/activeContext.md" ] || [ -e "$1/tasks.md" ] || [ -e "$1/backlog.md" ] || [ -d "$1/tasks" ] ||
     [ -d "$1/snapshots" ] || [ -d "$1/sessions" ]
+}
+
+# dr_new_knowledge_base <program> <root> <out-var>: sets <out-var> to the
+# physical <root>/datarim when it holds no knowledge base yet, so that a write
+# starts one there (often the sign of a mistaken --root), else to empty.
+# Quiet: a root that cannot be resolved is for the write to report.
+dr_new_knowledge_base() {
+  local dr_nk_root
+  printf -v "$3" '%s' ''
+  dr_resolve_root "$1" "$2" dr_nk_root 2>/dev/null || return 0
+  dr_is_knowledge_base "$dr_nk_root/datarim" || printf -v "$3" '%s' "$dr_nk_root/datarim"
+}
+
+# dr_new_knowledge_base_notice <program> <datarim-dir-or-empty>: the one line
+# a writer says after starting a knowledge base (dr_new_knowledge_base).
+dr_new_knowledge_base_notice() {
+  [ -z "$2" ] || dr_err "$1" "created a new knowledge base in $2 (is --root right?)"
 }
 
 # dr_resolve_root <program> <root> <out-var>: the physical absolute root.
@@ -785,10 +902,50 @@ dr_refuse_symlinked() {
   return 2
 }
 
-# dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS.
+# dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS naming
+# a real UTC second, as --captured-at must.
 dr_session_id_ok() {
   local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$'
-  [[ $1 =~ $re ]]
+  [[ $1 =~ $re ]] && dr_session_time_fault "$1" ''
+}
+
+# dr_session_time_fault <id> <out-var>: for an ID of the form
+# SESSION-YYYYMMDD-HHMMSS, 0 when it names a real UTC second (the rule of
+# is_timestamp in datarim-rules.awk, which judges --captured-at: no year 0,
+# no leap second); else 1, with <out-var> (when given) naming the first part
+# that is not real ("month 13").
+dr_session_time_fault() {
+  local y=$((10#${1:8:4})) m=$((10#${1:12:2})) d=$((10#${1:14:2})) dim=31 part=''
+  case $m in 4 | 6 | 9 | 11) dim=30 ;; 2) dim=28 ;; esac
+  if [ "$m" -eq 2 ] && [ $((y % 4)) -eq 0 ] && { [ $((y % 100)) -ne 0 ] || [ $((y % 400)) -eq 0 ]; }; then
+    dim=29
+  fi
+  if [ "$y" -lt 1 ]; then
+    part="year ${1:8:4}"
+  elif [ "$m" -lt 1 ] || [ "$m" -gt 12 ]; then
+    part="month ${1:12:2}"
+  elif [ "$d" -lt 1 ] || [ "$d" -gt "$dim" ]; then
+    part="day ${1:14:2} of ${1:8:4}-${1:12:2}"
+  elif [ $((10#${1:17:2})) -gt 23 ]; then
+    part="hour ${1:17:2}"
+  elif [ $((10#${1:19:2})) -gt 59 ]; then
+    part="minute ${1:19:2}"
+  elif [ $((10#${1:21:2})) -gt 59 ]; then
+    part="second ${1:21:2}"
+  fi
+  [ -z "$2" ] || printf -v "$2" '%s' "$part"
+  [ -z "$part" ]
+}
+
+# dr_session_id_fault <id> <out-var>: the refusal of an --session value that
+# breaks the session-ID rule.
+dr_session_id_fault() {
+  local LC_ALL=C re='^SESSION-[0123456789]{8}-[0123456789]{6}$' dr_sf_part=''
+  if [[ $1 =~ $re ]] && ! dr_session_time_fault "$1" dr_sf_part; then
+    printf -v "$2" 'invalid --session: %s names no real UTC time (%s)' "$1" "$dr_sf_part"
+  else
+    printf -v "$2" '%s' 'invalid --session (want SESSION-YYYYMMDD-HHMMSS)'
+  fi
 }
 
 [ -z "${_dr_aliases_datarim_common-}" ] || shopt -s expand_aliases

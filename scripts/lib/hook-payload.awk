@@ -6,6 +6,23 @@
 # same checks (python/src/datarim_snapshot/hook.py).
 # ENVIRON: DR_PAYLOAD (the bytes before the first NUL), DR_PAYLOAD_NUL (the
 # offset of that NUL, -1 when none). Needs datarim-rules.awk before it.
+#
+# The parser below is also the JSON reader of the other hooks
+# (hook-fields.awk, transcript-tail.awk, hooks-splice.awk): loaded before this
+# file, their BEGIN runs first and exits, so the BEGIN at the end of this file
+# runs only for the SessionStart hook. After parse_object(1) on S (the text,
+# N its length, P = 1), every member at every depth is recorded by its path:
+# a top-level member by its name, a nested one as <parent path> SUBSEP <name>
+# (SUBSEP <index from 0> for an array element). TYPE[path] is "string",
+# "number", "true", "false", "null", "object" or "array"; STR[path] and
+# BAD[path] hold a string's text and its flag (see parse_string);
+# FROM[path] and UPTO[path] the first and last byte of the value's text. For
+# an object or array, COUNT[path] counts its members, FIRST[path] is the first
+# byte of its first member (a key's quote) and LAST[path] the last byte of
+# its last member's value; ROOT_START, ROOT_END, ROOT_COUNT, ROOT_FIRST and
+# ROOT_LAST hold the same for the payload object itself. DUP is 1 when some
+# object repeats a name. Names that hold SUBSEP are not recorded (nor what
+# they hold): a path built from one could pass for another's.
 
 function fail() {
     exit 1
@@ -25,55 +42,93 @@ function expect(c) {
     P++
 }
 
-# A JSON value at P; sets VTYPE ("string" or "other"), and VSTR and STRBAD
-# for a string.
-function parse_value(depth,    c) {
+# A JSON value at P; sets VTYPE (see TYPE above), and VSTR and STRBAD for a
+# string. The value's members are recorded below path (see the top) unless
+# NOREC is set.
+function parse_value(depth, path,    c, start) {
     skip_ws()
     c = substr(S, P, 1)
-    VTYPE = "other"
-    if (c == "{") parse_object(depth + 1)
-    else if (c == "[") parse_array(depth + 1)
+    start = P
+    if (c == "{") { parse_object(depth + 1, path); VTYPE = "object" }
+    else if (c == "[") { parse_array(depth + 1, path); VTYPE = "array" }
     else if (c == "\"") { VSTR = parse_string(); VTYPE = "string" }
-    else if (substr(S, P, 4) == "true" || substr(S, P, 4) == "null") P += 4
-    else if (substr(S, P, 5) == "false") P += 5
-    else parse_number()
-    if (c == "{" || c == "[") VTYPE = "other"
+    else if (substr(S, P, 4) == "true") { P += 4; VTYPE = "true" }
+    else if (substr(S, P, 4) == "null") { P += 4; VTYPE = "null" }
+    else if (substr(S, P, 5) == "false") { P += 5; VTYPE = "false" }
+    else { parse_number(); VTYPE = "number" }
+    VSTART = start
 }
 
-function parse_object(depth,    key, c) {
+# Records the value just parsed (VTYPE, VSTR, STRBAD; from VSTART to P - 1) at path.
+function record(path) {
+    if (NOREC) return
+    TYPE[path] = VTYPE; STR[path] = VSTR; BAD[path] = STRBAD
+    FROM[path] = VSTART; UPTO[path] = P - 1
+}
+
+# Records what a container at path holds: its count, first and last member.
+function record_members(depth, path, count, first, last, open) {
+    if (NOREC) return
+    if (depth == 1) {
+        ROOT_START = open; ROOT_END = P - 1; ROOT_COUNT = count; ROOT_FIRST = first; ROOT_LAST = last
+    } else {
+        COUNT[path] = count; FIRST[path] = first; LAST[path] = last
+    }
+}
+
+function parse_object(depth, path,    key, c, child, count, first, last, open, skipped, seen) {
     if (depth > 64) fail()
+    open = P
     P++
     skip_ws()
-    if (substr(S, P, 1) == "}") { P++; return }
+    count = 0
+    if (substr(S, P, 1) == "}") { P++; record_members(depth, path, 0, 0, 0, open); return }
     while (1) {
         skip_ws()
         if (substr(S, P, 1) != "\"") fail()
+        if (!count) first = P
         key = parse_string()
         # A key holding U+0000 or a lone surrogate names no member we read
         # (json.loads keeps those characters; awk strings cannot).
         if (STRBAD) key = "\001" key
         expect(":")
-        parse_value(depth)
-        if (depth == 1) { TYPE[key] = VTYPE; STR[key] = VSTR; BAD[key] = STRBAD }
+        if (key in seen) DUP = 1
+        seen[key]
+        child = depth == 1 ? key : path SUBSEP key
+        skipped = !NOREC && index(key, SUBSEP)
+        if (skipped) NOREC = 1
+        parse_value(depth, child)
+        record(child)
+        if (skipped) NOREC = 0
+        last = P - 1
+        count++
         skip_ws()
         c = substr(S, P, 1)
         P++
-        if (c == "}") return
+        if (c == "}") { record_members(depth, path, count, first, last, open); return }
         if (c != ",") fail()
     }
 }
 
-function parse_array(depth,    c) {
+function parse_array(depth, path,    c, child, count, first, last, open) {
     if (depth > 64) fail()
+    open = P
     P++
     skip_ws()
-    if (substr(S, P, 1) == "]") { P++; return }
+    count = 0
+    if (substr(S, P, 1) == "]") { P++; record_members(depth, path, 0, 0, 0, open); return }
     while (1) {
-        parse_value(depth)
+        skip_ws()
+        if (!count) first = P
+        child = path SUBSEP count
+        parse_value(depth, child)
+        record(child)
+        last = P - 1
+        count++
         skip_ws()
         c = substr(S, P, 1)
         P++
-        if (c == "]") return
+        if (c == "]") { record_members(depth, path, count, first, last, open); return }
         if (c != ",") fail()
     }
 }
@@ -177,7 +232,7 @@ BEGIN {
     P = 1
     skip_ws()
     if (substr(S, P, 1) != "{") fail()
-    parse_object(1)
+    parse_object(1, "")
     skip_ws()
     if (P <= N) fail()
     if (!usable("source") || !usable("cwd")) fail()

@@ -83,26 +83,97 @@ function session_untagged_claim(line,    low, k, p, best, width) {
 }
 
 # Heading order, one body line at a time: call session_headings_reset()
-# before a body, session_heading_fault(line) on each line ("" or why the
-# heading is out of place), session_headings_missing() after the last.
+# before a body, session_heading_fault(line, n) on each line n ("" or why the
+# heading is out of place), session_headings_missing() after the last; when a
+# required heading is missing but a line looked like it, SESSION_MISSING_NOTE
+# names that line and how it differs (" (line 3 ...)"), else it is "".
 function session_headings_reset(    k) {
     SESSION_LAST_LAYER = 0
-    for (k = 1; k <= 5; k++) SESSION_HAS_LAYER[k] = 0
+    for (k = 1; k <= 5; k++) { SESSION_HAS_LAYER[k] = 0; SESSION_NEAR[k] = "" }
 }
 
-function session_heading_fault(line,    k) {
+# A line that is no layer heading but looks like layer k's heading: sets
+# SESSION_NEAR_WHY to how it differs and returns k; else returns 0. Looks
+# like one: blanks, "#"s or "**" (bold), blanks, "layer" in any case, at most
+# six other bytes (blanks, dashes), a digit 1..5 not followed by a digit.
+function session_near_miss(line,    s, lead, hashes, bold, gap, word, sep, i, c, k) {
+    sub(/\r$/, "", line)
+    if (session_layer(line)) return 0
+    s = line
+    lead = match(s, /^[ \t]+/) ? RLENGTH : 0
+    s = substr(s, lead + 1)
+    hashes = 0; bold = 0
+    if (substr(s, 1, 2) == "**" || substr(s, 1, 2) == "__") { bold = 1; s = substr(s, 3) }
+    else if (match(s, /^#+/)) { hashes = RLENGTH; s = substr(s, RLENGTH + 1) }
+    else return 0
+    gap = match(s, /^[ \t]+/) ? substr(s, 1, RLENGTH) : ""
+    s = substr(s, length(gap) + 1)
+    word = substr(s, 1, 5)
+    if (tolower(word) != "layer") return 0
+    s = substr(s, 6)
+    for (i = 1; i <= 7; i++) {
+        c = substr(s, i, 1)
+        if (c ~ /[0-9A-Za-z]/ || c == "") break
+    }
+    if (i > 7 || c !~ /^[1-5]$/) return 0
+    sep = substr(s, 1, i - 1)
+    k = c + 0
+    if (substr(s, i + 1, 1) ~ /[0-9]/) return 0
+    if (lead) SESSION_NEAR_WHY = "starts with blanks"
+    else if (bold) SESSION_NEAR_WHY = "is bold text, not a ## heading"
+    else if (hashes != 2) SESSION_NEAR_WHY = "is a level-" hashes " heading, not level 2 (##)"
+    else if (gap != " ") SESSION_NEAR_WHY = gap == "" ? "has no space after ##" : "wants one space after ##"
+    else if (word != "Layer") SESSION_NEAR_WHY = "spells \"" word "\" where \"Layer\" goes"
+    else if (sep != " ") SESSION_NEAR_WHY = "wants one space between Layer and " k
+    # "## Layer N" as it should be: what follows N is what session_layer refused.
+    else SESSION_NEAR_WHY = "wants a space, a dash or the end of the line after Layer " k
+    return k
+}
+
+function session_heading_fault(line, n,    k, text) {
     k = session_layer(line)
-    if (!k) return ""
+    if (!k) {
+        k = session_near_miss(line)
+        if (k && SESSION_NEAR[k] == "") {
+            text = line
+            sub(/\r$/, "", text)
+            SESSION_NEAR[k] = " (line " n " \"" session_cut_line(text) "\" " SESSION_NEAR_WHY ")"
+        }
+        return ""
+    }
     if (k <= SESSION_LAST_LAYER) return "\"" SESSION_HEADING[k] "\" repeats or is out of order"
     SESSION_LAST_LAYER = k
     SESSION_HAS_LAYER[k] = 1
     return ""
 }
 
-function session_headings_missing() {
-    if (!SESSION_HAS_LAYER[1]) return SESSION_HEADING[1]
-    if (!SESSION_HAS_LAYER[5]) return SESSION_HEADING[5]
+function session_headings_missing(    k) {
+    SESSION_MISSING_NOTE = ""
+    for (k = 1; k <= 5; k += 4) {
+        if (SESSION_HAS_LAYER[k]) continue
+        SESSION_MISSING_NOTE = SESSION_NEAR[k]
+        return SESSION_HEADING[k]
+    }
     return ""
+}
+
+# A line as a message shows it: control characters as "?", at most 80 bytes
+# (cut at a character boundary, then "...").
+function session_cut_line(line,    n) {
+    line = shown(line)
+    if (length(line) <= 80) return line
+    n = 78
+    while (n > 0 && substr(line, n, 1) ~ /[\200-\277]/) n--
+    return substr(line, 1, n - 1) "..."
+}
+
+# A Layer 1 line the resume reads as a repository's (scan_repo in
+# session-replay.awk): "repo:" after an optional "- " or "* ", in any case,
+# then blanks and "HEAD:" somewhere after it.
+function session_repo_line(line,    low) {
+    if (substr(line, 1, 2) == "- " || substr(line, 1, 2) == "* ") line = substr(line, 3)
+    low = tolower(line)
+    return substr(low, 1, 5) == "repo:" && low ~ /[ \t]+head:/
 }
 
 # The next_action value as saved: double-quoted (what the writer writes; it
@@ -201,13 +272,13 @@ function session_check_file(id, ntext, nul,    block, line, a, b, mark, markl, f
                 SESSION_LINE = markl + 1
                 continue
             }
-            fault = session_heading_fault(line)
+            fault = session_heading_fault(line, SESSION_LINE)
             if (fault != "") session_broken_line(SESSION_LINE, fault)
             fault = session_untagged_claim(line)
             if (fault != "") session_broken_line(SESSION_LINE, "claims \"" fault "\" without a verified: or assumed: tag")
         }
         fault = session_headings_missing()
-        if (fault != "") broken("no \"" fault "\" heading")
+        if (fault != "") broken("no \"" fault "\" heading" SESSION_MISSING_NOTE)
         LAST_BODY_FROM = from
         LAST_BODY_TO = to
         LAST_BODY_LINE = first

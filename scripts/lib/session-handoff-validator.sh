@@ -51,14 +51,15 @@ session_resolve() {
 # 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
 check_session_handoff() { dr_call check_session_handoff_body "$@"; } # with our shell options
 check_session_handoff_body() {
-  local prog=check-session-handoff status=0 finished file msg
+  local prog=check-session-handoff status=0 finished file msg why
   # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
   # shellcheck disable=SC2034
   local opt_session='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
   dr_checker_flags "$prog" --session session_self_test finished "$@" || status=$?
   [ -z "$finished" ] || return "$status"
   if ! dr_session_id_ok "$opt_session"; then
-    dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
+    dr_session_id_fault "$opt_session" why
+    dr_err "$prog" "$why"
     return 3
   fi
   session_resolve "$prog" "$opt_session" "$opt_root" file || return $?

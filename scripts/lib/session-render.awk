@@ -5,7 +5,10 @@
 #          datarim-rules.awk); DR_BODY_LEN DR_BODY_NUL (the body's size and
 #          first NUL; its bytes before that NUL arrive on stdin); DR_OLD/_LEN/
 #          _NUL (the file this block is appended to; DR_OLD_LEN empty: none)
-#          and DR_OLD_NAME (its path for messages).
+#          and DR_OLD_NAME (its path for messages); DR_GIT_PATHS and
+#          DR_GIT_FACTS (--git-state: one repository a line, its path as the
+#          line shows it, and "<head>\t<branch>\t<dirty>" as git_anchor_probe
+#          found them; empty: none).
 # Success, exit 0, on stdout: the number of secrets redacted, LF, the
 # redacted next action, LF, the active task IDs (one space apart), LF, the
 # block, then ".". Refusal: one message line on stdout, exit 1.
@@ -71,8 +74,57 @@ function read_tasks(    t, nt, nul, i, start, stop, line, fault, text, bar, id, 
     }
 }
 
+# The Layer 1 lines of --git-state into GL[1..NG]:
+# "repo: <path>  HEAD: <sha>  branch: <name>  status: clean|dirty", the path
+# as the resume reads it back (scan_repo), "(detached)" for a detached HEAD.
+function git_lines(    paths, facts, k, p, f, why, arr, n, claim) {
+    NG = 0
+    if (ENVIRON["DR_GIT_PATHS"] == "") return
+    NG = split(ENVIRON["DR_GIT_PATHS"], paths, "\n")
+    split(ENVIRON["DR_GIT_FACTS"], facts, "\n")
+    for (k = 1; k <= NG; k++) {
+        p = paths[k]
+        n = str_bytes(p, arr)
+        why = ""
+        if (utf8_scan(arr, 1, n, 1, 0) != "") why = "a control character, a tab or bytes that are no UTF-8"
+        else if (index(p, "  ")) why = "two spaces in a row"
+        else if (index(p, "`")) why = "a backtick"
+        else if (p ~ /^ / || p ~ / $/) why = "a space at either end"
+        else if (tolower(p) ~ / head:/) why = "\" HEAD:\""
+        if (why != "") refuse("--git-state " shown(p) " cannot be written as a Layer 1 line: its path holds " why)
+        split(facts[k], f, "\t")
+        GL[k] = "repo: " p "  HEAD: " f[1] "  branch: " (f[2] == "" ? "(detached)" : f[2]) \
+            "  status: " (f[3] == "true" ? "dirty" : "clean")
+        claim = session_untagged_claim(GL[k])
+        if (claim != "")
+            refuse("--git-state " shown(p) ": its Layer 1 line would hold \"" claim "\", which the claim rule reads as an untagged claim; write that line in the body with a verified: tag instead")
+    }
+}
+
+# With --git-state, its lines go first in Layer 1: after the body's Layer 1
+# heading, or under a new one at the top of a body that has none. A body
+# whose Layer 1 already holds a repo: line is refused: the writer writes them.
+function insert_git_lines(    k, layer, h, out, n, i) {
+    if (!NG) return
+    layer = 1; h = 0
+    for (k = 1; k <= NL; k++) {
+        i = session_layer(L[k])
+        if (i) { layer = i; if (i == 1) h = k; continue }
+        if (layer == 1 && session_repo_line(L[k]))
+            refuse("--body-file line " k " gives a repo: line in Layer 1; with --git-state the writer writes those (leave them out of the body)")
+    }
+    n = 0
+    for (k = 1; k <= h; k++) out[++n] = L[k]
+    if (!h) out[++n] = SESSION_HEADING[1]
+    for (i = 1; i <= NG; i++) out[++n] = GL[i]
+    for (k = h + 1; k <= NL; k++) out[++n] = L[k]
+    for (k = 1; k <= n; k++) L[k] = out[k]
+    NL = n
+}
+
 # The body, from stdin, into L[1..NL]: valid UTF-8, no NUL, the layer
 # headings in order, no line that would open a block, every claim tagged.
+# With --git-state the writer supplies Layer 1's heading when it is missing.
 function read_body(    line, fault, k, arr, m, nul) {
     if (ENVIRON["DR_BODY_LEN"] + 0 > BODY_MAX) refuse("--body-file is larger than " BODY_MAX " bytes")
     NL = 0
@@ -87,15 +139,16 @@ function read_body(    line, fault, k, arr, m, nul) {
     if (nul >= 0) refuse("--body-file holds a NUL byte")
     session_headings_reset()
     for (k = 1; k <= NL; k++) {
-        fault = session_heading_fault(L[k])
+        fault = session_heading_fault(L[k], k)
         if (fault != "") refuse("--body-file line " k ": " fault)
         if (k < NL && session_opens_block(L[k], L[k + 1]))
             refuse("--body-file line " k ": a \"---\" line followed by \"artifact:\" would read as a new block")
         fault = session_untagged_claim(L[k])
         if (fault != "") refuse("--body-file line " k " claims \"" fault "\" without a verified: or assumed: tag")
     }
+    if (NG) SESSION_HAS_LAYER[1] = 1
     fault = session_headings_missing()
-    if (fault != "") refuse("--body-file has no \"" fault "\" line")
+    if (fault != "") refuse("--body-file has no \"" fault "\" line" SESSION_MISSING_NOTE)
 }
 
 function check_old(    ntext) {
@@ -154,7 +207,9 @@ BEGIN {
     BODY_MAX = 1048576
     check_values()
     read_tasks()
+    git_lines()
     read_body()
+    insert_git_lines()
     check_old()
 
     NL = redact_lines(L, NL)

@@ -151,7 +151,7 @@ session_unique_lines() {
 # session_replay: the resume's command line (see the top of this file).
 session_replay() { dr_call session_replay_body "$@"; } # with our shell options
 session_replay_body() {
-  local prog=session-replay status=0 root file id msg
+  local prog=session-replay status=0 root file id msg why
   local opt_session='' opt_latest='' opt_root=''
   dr_parse_flags "$prog" "--session= --latest --root=" "" "$@" || status=$?
   if [ "$status" -eq 4 ]; then
@@ -168,7 +168,8 @@ session_replay_body() {
     return 3
   fi
   if [ -n "$opt_session" ] && ! dr_session_id_ok "$opt_session"; then
-    dr_err "$prog" "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
+    dr_session_id_fault "$opt_session" why
+    dr_err "$prog" "$why"
     return 3
   fi
   dr_reader_root "$prog" "$opt_root" root || return 3

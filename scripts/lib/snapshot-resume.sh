@@ -78,13 +78,20 @@ resume_pick_task() {
   return 3
 }
 
-# resume_read_snapshot <root> <task> <prefix>: 0 when the task's snapshot is
-# valid, with the fields set as snapshot_read_file sets them; 1 missing,
-# 2 invalid. Says nothing: the caller decides whether to.
+# resume_read_snapshot <root> <task> <prefix> [<why-var>]: 0 when the task's
+# snapshot is valid, with the fields set as snapshot_read_file sets them; 1
+# missing, 2 invalid, with <why-var> set to the rule it broke as the validator
+# words it ("datarim/snapshots/<ID>.snapshot.md bad captured_at"). Says
+# nothing: the caller decides whether to.
 resume_read_snapshot() {
-  local msg status=0
-  [ ! -L "$1/datarim/snapshots" ] || return 2
-  snapshot_read_file "$1/datarim/snapshots/$2.snapshot.md" "$2" msg "$3" || status=$?
+  local msg status=0 rel=datarim/snapshots/$2.snapshot.md
+  [ -z "${4:-}" ] || printf -v "$4" '%s' ''
+  if [ -L "$1/datarim/snapshots" ]; then
+    [ -z "${4:-}" ] || printf -v "$4" '%s' 'datarim/snapshots is a symlink'
+    return 2
+  fi
+  snapshot_read_file "$1/$rel" "$2" msg "$3" || status=$?
+  if [ "$status" -eq 2 ] && [ -n "${4:-}" ]; then printf -v "$4" '%s %s' "$rel" "$msg"; fi
   return "$status"
 }
 
@@ -275,7 +282,7 @@ resume_replay_main_body() {
 # resume_task_main: resume-task's command line (see the top).
 resume_task_main() { dr_call resume_task_main_body "$@"; } # with our shell options
 resume_task_main_body() {
-  local prog=resume-task status=0 root task cta='' format=text
+  local prog=resume-task status=0 root task cta='' format=text why='' frames=''
   local opt_task='' opt_root='' opt_json=''
   # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
   local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
@@ -290,13 +297,23 @@ resume_task_main_body() {
   [ -z "$opt_json" ] || format=json
   dr_reader_root "$prog" "$opt_root" root || return 3
   resume_pick_task "$prog" "$root" "$opt_task" task || return 3
-  if resume_read_snapshot "$root" "$task" rs; then
+  if resume_read_snapshot "$root" "$task" rs why; then
     resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta
+    resume_emit "$format" "$root" "$task" "$cta"
+    return
   fi
-  if ! resume_emit "$format" "$root" "$task" "$cta"; then
-    dr_err "$prog" "nothing to resume for $task: no valid snapshot and no legacy context"
+  if ! resume_legacy_frames "$root" "$task" 2147483647 frames; then
+    if [ -n "$why" ]; then
+      dr_err "$prog" "nothing to resume for $task: its snapshot is invalid ($why) and there is no legacy context"
+    else
+      dr_err "$prog" "nothing to resume for $task: no valid snapshot and no legacy context"
+    fi
     return 1
   fi
+  # An invalid snapshot is not passed over in silence: the operator learns
+  # which rule it broke (the replay renderer stays silent, CONTRACT §4).
+  [ -z "$why" ] || dr_err "$prog" "the snapshot of $task is invalid ($why); its legacy context follows"
+  resume_render "$format" legacy "$task" '' "$frames"
 }
 
 [ -z "${_dr_aliases_snapshot_resume-}" ] || shopt -s expand_aliases

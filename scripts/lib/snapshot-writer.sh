@@ -29,34 +29,44 @@ unset -f _snapshot_writer_load
 #                 <captured-at> <options-file-or-empty> <body-file> [<extra-frontmatter>
 #                 [<git-anchor>]]
 # Validates every value and byte and renders the file into <out-var>.
-# Returns 0, or 1 after printing the refusal on stderr.
+# Either file may be "-", the standard input. Returns 0, or 1 after printing
+# the refusal on stderr.
 snapshot_render() {
-  local LC_ALL=C options_text='' options_len=0 options_nul=-1
-  if [ -n "$8" ]; then dr_read_prefix "$8" 8193 options; fi
+  local LC_ALL=C options_text='' options_len=0 options_nul=-1 body_text body_len body_nul window
+  if [ -n "$8" ]; then dr_read_input "$8" 8193 options; fi
+  snapshot_body_window window
+  dr_read_input "$9" $((window + 1)) body
   snapshot_render_core "$1" snapshot-writer "$2" "$3" "$4" "$5" "$6" "$7" \
-    "$options_text" "$options_len" "$options_nul" --body-file "$9" "${10:-}" "${11:-}"
+    "$options_text" "$options_len" "$options_nul" --body-file "$body_text" "$body_len" "$body_nul" \
+    "${10:-}" "${11:-}"
+}
+
+# snapshot_body_window <out-var>: how much of a body the renderer reads:
+# twice the cap, so that what redaction removes is made up from further on.
+# Callers read one byte more, which tells whether the body goes on.
+snapshot_body_window() {
+  printf -v "$1" '%s' 16384
 }
 
 # snapshot_render_core <out-var> <program> <task> <stage> <command> <captured-by>
 #   <recommended-next> <captured-at> <options-text> <options-len> <options-nul>
-#   <body-flag> <body-file> [<extra-frontmatter> [<git-anchor>]]
+#   <body-flag> <body-text> <body-len> <body-nul> [<extra-frontmatter> [<git-anchor>]]
 # The renderer behind snapshot_render, for callers that already hold the
-# options as text (one option a line; <options-len> bytes read, <options-nul>
-# the offset of a NUL or -1, as dr_read_prefix sets them). Refusals go to
+# options and the body as text (one option a line; <options-len> bytes read,
+# <options-nul> the offset of a NUL or -1, as dr_read_prefix sets them; the
+# body read as far as snapshot_body_window says, plus one byte). Refusals go to
 # stderr as "<program>: ..."; a bad body is named <body-flag>. <git-anchor>
 # is what git_anchor_probe found (empty: the snapshot records no git fields).
 # Sets <out-var>_redacted to the number of secrets redacted from the body
 # (DATARIM_SNAPSHOT_REDACT=0: none are).
 snapshot_render_core() {
-  local LC_ALL=C dir out status=0 body_text body_len body_nul window=16384
+  local LC_ALL=C dir out status=0 window
   dr_lib_dir_into dir
-  # The body window: twice the cap, so that what redaction removes is made
-  # up from further on; one byte more tells whether the body goes on.
-  dr_read_prefix "${13}" $((window + 1)) body
+  snapshot_body_window window
   out=$(DR_TASK=$3 DR_STAGE=$4 DR_COMMAND=$5 DR_CAPTURED_BY=$6 DR_RECOMMENDED_NEXT=$7 \
-    DR_CAPTURED_AT=$8 DR_EXTRA=${14:-} DR_GIT_ANCHOR=${15:-} DR_BODY_FLAG=${12} \
+    DR_CAPTURED_AT=$8 DR_EXTRA=${16:-} DR_GIT_ANCHOR=${17:-} DR_BODY_FLAG=${12} \
     DR_OPTIONS=$9 DR_OPTIONS_LEN=${10} DR_OPTIONS_NUL=${11} \
-    DR_BODY=$body_text DR_BODY_LEN=$body_len DR_BODY_NUL=$body_nul DR_BODY_WINDOW=$window \
+    DR_BODY=${13} DR_BODY_LEN=${14} DR_BODY_NUL=${15} DR_BODY_WINDOW=$window \
     DR_REDACT=${DATARIM_SNAPSHOT_REDACT:-1} \
     LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" \
     -f "$dir/git-anchor.awk" -f "$dir/snapshot-render.awk" </dev/null) ||
@@ -119,19 +129,22 @@ snapshot_journal() {
 write_stage_snapshot() { dr_call write_stage_snapshot_body "$@"; } # with our shell options
 write_stage_snapshot_body() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local prog=snapshot-writer timeout content content_redacted anchor
+  local prog=snapshot-writer timeout content content_redacted anchor new_kb
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
   local opt_body_file='' opt_options_file='' opt_captured_at=''
   dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
     "--root= --task= --stage= --command= --captured-by= --recommended-next= --body-file= --options-file= --captured-at=" \
     "--root --task --stage --command --captured-by --recommended-next --body-file" "$@" || return $?
+  dr_one_stdin "$prog" --body-file "$opt_body_file" --options-file "$opt_options_file" || return 2
   dr_check_task_flag "$prog" "$opt_task" || return 1
   if [ -n "$opt_options_file" ]; then dr_readable_file "$prog" --options-file "$opt_options_file" || return 1; fi
   dr_readable_file "$prog" --body-file "$opt_body_file" || return 1
   git_anchor_probe "$opt_root" anchor
   snapshot_render content "$opt_task" "$opt_stage" "$opt_command" "$opt_captured_by" \
     "$opt_recommended_next" "$opt_captured_at" "$opt_options_file" "$opt_body_file" '' "$anchor" || return 1
+  dr_new_knowledge_base "$prog" "$opt_root" new_kb
   snapshot_publish "$prog" "$opt_root" "$opt_task" "$timeout" "$content" || return $?
+  dr_new_knowledge_base_notice "$prog" "$new_kb"
   [ "$content_redacted" = 0 ] || dr_err "$prog" "redacted $content_redacted secret(s) before saving"
   snapshot_journal "$opt_task" "$opt_stage" "$opt_captured_at" "$opt_body_file" "$content"
 }

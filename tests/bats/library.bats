@@ -95,5 +95,6 @@ EOF2
     --task TUNE-0254 --stage plan --command /dr-plan --captured-by agent --recommended-next /dr-do \
     --body-file '$BATS_TEST_TMPDIR/body.md' --captured-at 2026-05-21T13:45:00Z"
   [ "$status" -eq 0 ]
-  [ -z "$output" ]
+  # The only output: the root had no knowledge base, and now has one.
+  [ "$output" = "snapshot-writer: created a new knowledge base in $(cd "$ROOT" && pwd -P)/datarim (is --root right?)" ]
 }

@@ -66,3 +66,36 @@ caller() {
   [ "$status" -eq 2 ]
   [ "${lines[0]%% *}" = "Usage:" ]
 }
+
+@test "a session ID's date and time are judged by the rule of --captured-at (is_timestamp)" {
+  # Every day from 0000 to the 13th month, of a leap, a century, a 400 and a
+  # plain year, then times at each edge: the bash verdict (dr_session_id_ok)
+  # and awk's is_timestamp, which judges --captured-at, must agree on each.
+  # shellcheck source=scripts/lib/datarim-common.sh
+  . "$LIB/datarim-common.sh"
+  local y m d t id bash_says
+  : >"$BATS_TEST_TMPDIR/ids"
+  for y in 0000 0001 1900 2000 2024 2026 2100; do
+    for m in 00 01 02 03 04 06 09 11 12 13; do
+      for d in 00 01 28 29 30 31 32; do
+        printf 'SESSION-%s%s%s-000000\n' "$y" "$m" "$d" >>"$BATS_TEST_TMPDIR/ids"
+      done
+    done
+  done
+  for t in 000000 235959 240000 236000 235960 099999 995959; do
+    printf 'SESSION-20260521-%s\n' "$t" >>"$BATS_TEST_TMPDIR/ids"
+  done
+  : >"$BATS_TEST_TMPDIR/bash"
+  while IFS= read -r id; do
+    if dr_session_id_ok "$id"; then bash_says=1; else bash_says=0; fi
+    printf '%s %s\n' "$id" "$bash_says" >>"$BATS_TEST_TMPDIR/bash"
+  done <"$BATS_TEST_TMPDIR/ids"
+  LC_ALL=C awk -f "$LIB/datarim-rules.awk" -f /dev/stdin "$BATS_TEST_TMPDIR/ids" >"$BATS_TEST_TMPDIR/awk" <<'AWK'
+{ s = $0; printf "%s %d\n", s, is_timestamp(substr(s, 9, 4) "-" substr(s, 13, 2) "-" substr(s, 15, 2) "T" substr(s, 18, 2) ":" substr(s, 20, 2) ":" substr(s, 22, 2) "Z") }
+AWK
+  run diff "$BATS_TEST_TMPDIR/bash" "$BATS_TEST_TMPDIR/awk"
+  [ "$status" -eq 0 ]
+  # Both verdicts occur, so the comparison says something.
+  grep -q ' 1$' "$BATS_TEST_TMPDIR/bash"
+  grep -q ' 0$' "$BATS_TEST_TMPDIR/bash"
+}

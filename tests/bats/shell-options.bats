@@ -100,6 +100,12 @@ caller() {
     done
     session_start_hook </dev/null
     [ \"\$before\" = \"\$(shopt -p; set +o)\" ] || echo 'session_start_hook changed the options'
+    export DATARIM_STATE_DIR='$BATS_TEST_TMPDIR/state'
+    for call in stop_hook prompt_hook install_hooks_main; do
+      \"\$call\" --no-such-flag </dev/null >/dev/null 2>&1 || :
+      \"\$call\" </dev/null >/dev/null 2>&1 || :
+      [ \"\$before\" = \"\$(shopt -p; set +o)\" ] || echo \"\$call changed the options\"
+    done
     echo done"
   [ "$status" -eq 0 ]
   [ "$output" = "done" ]

@@ -30,7 +30,8 @@ def main() -> int:
     for _ in range(ROUNDS):
         with tempfile.TemporaryDirectory() as scratch:
             root = Path(scratch) / "ws"
-            root.mkdir()
+            (root / "datarim").mkdir(parents=True)
+            (root / "datarim" / "tasks.md").write_text("# Tasks\n")  # an existing knowledge base
             writes, wall = run_load(root, plan, TIMEOUT, Path(scratch))
             check_load(root, writes, TIMEOUT)
         landed = sum(1 for w in writes if w.code == 0)

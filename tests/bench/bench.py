@@ -22,7 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "python" / "src" / "datarim_snapshot"
@@ -76,7 +78,124 @@ def race(argvs: list[list[str]]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+STOP_ANSWER = """**BENCH-0001 · Bench task**
+
+Plan verified: 3 steps, 2 risks; gates green.
+""" + "Stage summary line, the kind a stage answer is made of.\n" * 60 + """
+---
+
+**Следующий шаг — BENCH-0001** (L2, in_progress)
+
+1. `/dr-qa BENCH-0001` — **рекомендуется** — coverage and gates
+2. `/dr-do BENCH-0001` — if something is left
+3. `/dr-status` — backlog overview
+
+---
+"""
+
+
+def stop_hook_rows(base: Path) -> list[tuple[str, str, str]]:
+    """The Stop hook runs after every reply (docs/agent-runtimes.md "Speed"): its cost
+    on a plain turn (no turn record pending: the common case), on a /dr-<stage> turn
+    whose answer has no CTA block, and on one that writes the snapshot, against one
+    write and one emit of the same language. Every action runs once a round, round
+    after round, so that the medians and their ratios share the machine's load."""
+    import json
+
+    root = base / "hooks-ws"
+    (root / "datarim").mkdir(parents=True)
+    (root / "datarim" / "tasks.md").write_text("# Tasks\n")
+    state = base / "hooks-state"
+    body = base / "hooks-body.md"
+    body.write_text(STOP_ANSWER.split("\n---\n")[0] + "\n")
+    (base / "hooks-options.txt").write_text("/dr-qa BENCH-0001 | coverage\n/dr-status | escape\n")
+    answer = base / "hooks-answer.md"
+    answer.write_text(STOP_ANSWER)
+    env = {**os.environ, "DATARIM_STATE_DIR": str(state), "DATARIM_SNAPSHOT_GIT": "0"}
+
+    def payload(event: str, **members: object) -> bytes:
+        base_members = {"session_id": "bench-1", "transcript_path": "/nowhere", "cwd": str(root)}
+        return json.dumps({**base_members, "hook_event_name": event, **members}).encode()
+
+    plain_stop = payload("Stop", stop_hook_active=False, last_assistant_message=body.read_text())
+    cta_stop = payload("Stop", stop_hook_active=False, last_assistant_message=STOP_ANSWER)
+    plain_prompt = payload("UserPromptSubmit", prompt="thanks, go on")
+    stage_prompt = payload("UserPromptSubmit", prompt="/dr-plan BENCH-0001")
+
+    def record() -> None:
+        (state / "turns").mkdir(parents=True, exist_ok=True)
+        (state / "turns" / "bench-1").write_text("stage=plan\ntask=BENCH-0001\nturn=\n")
+
+    def clear() -> None:
+        for name in os.listdir(state / "turns") if (state / "turns").is_dir() else []:
+            os.unlink(state / "turns" / name)
+
+    def call(argv: list[str], stdin: bytes = b"") -> None:
+        done = subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=root)
+        if done.returncode or done.stdout or done.stderr:
+            raise SystemExit(f"{argv} failed: {done.returncode} {done.stderr.decode()}")
+
+    entry = Path(sys.executable).parent / "datarim-snapshot"
+    py = [str(entry)] if entry.exists() else [sys.executable, "-m", "datarim_snapshot"]
+    dev = REPO / "dev-tools"
+    options = str(base / "hooks-options.txt")
+    write_args = ["--root", str(root), "--task", "BENCH-0001", "--stage", "do", "--command",
+                  "/dr-do", "--captured-by", "agent", "--recommended-next", "/dr-qa",
+                  "--body-file", str(body), "--options-file", options]  # fmt: skip
+    emit_args = ["--root", str(root), "--task", "BENCH-0001", "--stage", "plan", "--command",
+                 "/dr-plan", "--response-file", str(answer)]  # fmt: skip
+    actions: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {}  # (setup, timed)
+    for lang, stop, prompt, writer, emitter in (
+        ("bash", [str(dev / "stop-hook.sh")], [str(dev / "prompt-hook.sh")],
+         [str(WRITER)], [str(dev / "emit-stage-snapshot.sh")]),
+        ("python", [*py, "stop-hook"], [*py, "prompt-hook"], [*py, "write"], [*py, "emit"]),
+    ):  # fmt: skip
+        actions[f"{lang} write"] = (clear, partial(call, [*writer, *write_args]))
+        actions[f"{lang} emit"] = (clear, partial(call, [*emitter, *emit_args]))
+        actions[f"{lang} stop, plain turn"] = (clear, partial(call, stop, plain_stop))
+        actions[f"{lang} stop, stage turn, no CTA"] = (record, partial(call, stop, plain_stop))
+        actions[f"{lang} stop, stage turn, CTA"] = (record, partial(call, stop, cta_stop))
+        actions[f"{lang} prompt, plain"] = (record, partial(call, prompt, plain_prompt))
+        actions[f"{lang} prompt, stage command"] = (clear, partial(call, prompt, stage_prompt))
+    samples: dict[str, list[float]] = {name: [] for name in actions}
+    for round_number in range(RUNS + 1):
+        for name, (setup, action) in actions.items():
+            setup()
+            start = time.perf_counter()
+            action()
+            if round_number:  # the first round warms caches
+                samples[name].append((time.perf_counter() - start) * 1000)
+    ms = {name: statistics.median(values) for name, values in samples.items()}
+    if not (root / "datarim" / "snapshots" / "BENCH-0001.snapshot.md").is_file():
+        raise SystemExit("the Stop hook wrote no snapshot")
+    rows = []
+    for lang in ("bash", "python"):
+        write_ms, emit_ms = ms[f"{lang} write"], ms[f"{lang} emit"]
+        against = {"write": write_ms, "emit": emit_ms}
+        rows.append((f"{lang} write (reference for the hooks)", f"{write_ms:.1f} ms", ""))
+        rows.append((f"{lang} emit", f"{emit_ms:.1f} ms", f"{emit_ms / write_ms:.2f}x write"))
+        for label, name, base_name in (
+            ("Stop hook, plain turn", "stop, plain turn", "write"),
+            ("Stop hook, stage turn, no CTA", "stop, stage turn, no CTA", "write"),
+            ("Stop hook, stage turn, CTA", "stop, stage turn, CTA", "emit"),
+            ("prompt hook, plain", "prompt, plain", "write"),
+            ("prompt hook, stage command", "prompt, stage command", "write"),
+        ):
+            value = ms[f"{lang} {name}"]
+            ratio = f"{value / against[base_name]:.2f}x {base_name}"
+            rows.append((f"  {lang} {label}", f"{value:.1f} ms", ratio))
+    return rows
+
+
 def main() -> int:
+    if sys.argv[1:] == ["hooks"]:  # `dev-tools/bench.py hooks`: these rows only
+        with tempfile.TemporaryDirectory() as scratch:
+            hook_rows = stop_hook_rows(Path(scratch))
+        width = max(len(r[0]) for r in hook_rows)
+        print(f"datarim hooks bench: medians of {RUNS} rounds")
+        for name, value, note in hook_rows:
+            print(f"  {name:<{width}}  {value:>10}  {note}")
+        return 0
     from datarim_snapshot import write_stage_snapshot
     from datarim_snapshot.snapshot import render_snapshot
 
@@ -217,6 +336,7 @@ def main() -> int:
             ms = median_ms(lambda p=path: run([*python_cmd, *writer_args(root, p)]), runs=RUNS // 2)
             rows.append((f"python command, {label} body", f"{ms:.1f} ms", ""))
         huge.unlink()
+        rows.extend(stop_hook_rows(base))
 
     width = max(len(r[0]) for r in rows)
     print(

@@ -511,6 +511,7 @@ def python_inprocess_runner() -> Runner:
         saved_cwd = os.getcwd()
         saved_umask = os.umask(_umask(case))
         saved_stdin = sys.stdin
+        saved_fd0 = os.dup(0)
         out, err = io.BytesIO(), io.BytesIO()
         try:
             os.environ.clear()
@@ -518,9 +519,17 @@ def python_inprocess_runner() -> Runner:
             os.chdir(_cwd(case, sandbox))
             stdin_bytes = case_stdin(case, sandbox)
             sys.stdin = io.TextIOWrapper(io.BytesIO(stdin_bytes), encoding="utf-8")
+            # fd 0 holds the same bytes (a file, as bats gives them), for a case
+            # that names the standard input by a path (/dev/stdin).
+            with tempfile.TemporaryFile() as feed:
+                feed.write(stdin_bytes)
+                feed.seek(0)
+                os.dup2(feed.fileno(), 0)
             argv = [python_subcommand(case.suite), *case_args(case, sandbox)]
             code = cli.main(argv, out, err)
         finally:
+            os.dup2(saved_fd0, 0)
+            os.close(saved_fd0)
             sys.stdin = saved_stdin
             os.chdir(saved_cwd)
             os.umask(saved_umask)

@@ -27,7 +27,8 @@ Outcome = tuple[int, bytes, bytes]  # exit code, stdout, stderr
 
 def tree_state(base: Path) -> dict[str, tuple[str, bytes]]:
     """Every entry below base: its mode and, for a file, its bytes (captured_at blanked,
-    since a write without --captured-at stamps the clock); a symlink: its target."""
+    since a write without --captured-at stamps the clock, and base as {BASE}, since
+    a value may name a path below it); a symlink: its target."""
     seen = {}
     for dirpath, dirnames, filenames in os.walk(base):
         for name in dirnames + filenames:
@@ -37,7 +38,7 @@ def tree_state(base: Path) -> dict[str, tuple[str, bytes]]:
             if stat.S_ISREG(info.st_mode):
                 data = re.sub(
                     rb"\ncaptured_at: [^\n]*", b"\ncaptured_at: -", Path(path).read_bytes()
-                )
+                ).replace(str(base).encode(), b"{BASE}")
             elif stat.S_ISLNK(info.st_mode):
                 data = os.readlink(path).replace(str(base), "{BASE}").encode()
             seen[os.path.relpath(path, base)] = (stat.filemode(info.st_mode), data)
@@ -86,6 +87,35 @@ def refused(
     else:
         assert rest == b""
     return True
+
+
+# What makes a datarim/ a knowledge base (spec §8).
+KB_MARKERS = ("tasks.md", "backlog.md", "activeContext.md", "tasks", "snapshots", "sessions")
+
+
+def without_new_kb_notice(
+    program: str,
+    err: bytes,
+    before: dict[str, tuple[str, bytes]],
+    after: dict[str, tuple[str, bytes]],
+    base: Path,
+) -> bytes:
+    """A successful write's stderr without the notice that opens it when the write
+    started a knowledge base (its datarim/ held none of KB_MARKERS before); asserts
+    the notice is there then. What is left must be checked by the caller."""
+    artefact = r"((?:.*/)?datarim)/(?:snapshots|sessions)/[^/]+\.(?:snapshot|session)\.md"
+    for rel in after:
+        match = re.fullmatch(artefact, rel)
+        if match is None or after[rel] == before.get(rel):
+            continue
+        datarim = match.group(1)
+        if any(f"{datarim}/{marker}" in before for marker in KB_MARKERS):
+            continue
+        where = os.path.realpath(base / datarim)
+        notice = f"{program}: created a new knowledge base in {where} (is --root right?)\n"
+        assert err.startswith(notice.encode()), err
+        err = err[len(notice) :]
+    return err
 
 
 # The name a writer's usage text opens with: the reference's function names (spec §8).
@@ -138,7 +168,12 @@ def flag_values(
     for flag in draw(st.permutations(flags)):
         if flag in bad and draw(st.integers(0, 9)) == 0:
             continue  # a missing flag
-        argv += [flag, draw(hostile if flag in bad else st.sampled_from(valid[flag]))]
+        strategy = hostile if flag in bad else st.sampled_from(valid[flag])
+        if flag == "--root":
+            # "/" is a root a write accepts: it would make the machine's own /datarim,
+            # out of the sandbox's sight (and a knowledge base every root discovery finds).
+            strategy = strategy.filter(lambda value: value != "/")
+        argv += [flag, draw(strategy)]
     return argv
 
 

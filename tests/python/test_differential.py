@@ -39,7 +39,9 @@ def _run_bash(root: Path, body: Path, options: Path | None) -> tuple[int, bytes,
         args += ["--options-file", str(options)]
     proc = subprocess.run(args, capture_output=True, env={**os.environ, "LC_ALL": "C.UTF-8"})
     snapshot = root / "datarim" / "snapshots" / "TUNE-0254.snapshot.md"
-    return proc.returncode, proc.stderr, snapshot.read_bytes() if snapshot.exists() else b""
+    # The root is named by the notice of a new knowledge base; each writer has its own.
+    stderr = proc.stderr.replace(str(root).encode(), b"{ROOT}")
+    return proc.returncode, stderr, snapshot.read_bytes() if snapshot.exists() else b""
 
 
 def _run_python(root: Path, body: Path, options: Path | None) -> tuple[int, bytes, bytes]:
@@ -55,7 +57,8 @@ def _run_python(root: Path, body: Path, options: Path | None) -> tuple[int, byte
     out, err = io.BytesIO(), io.BytesIO()
     code = cli.main(args, out, err)
     snapshot = root / "datarim" / "snapshots" / "TUNE-0254.snapshot.md"
-    return code, err.getvalue(), snapshot.read_bytes() if snapshot.exists() else b""
+    stderr = err.getvalue().replace(str(root).encode(), b"{ROOT}")
+    return code, stderr, snapshot.read_bytes() if snapshot.exists() else b""
 
 
 def _both(body: bytes, options: bytes | None) -> tuple[int, bytes, bytes]:

@@ -61,7 +61,8 @@ def test_replay_of_an_emitted_snapshot_shows_the_primary_option(tmp_path: Path) 
     snapshots = []
     for name, run in (("bash", _run_bash), ("python", _run_python)):
         root = tmp_path / name
-        root.mkdir()
+        (root / "datarim").mkdir(parents=True)
+        (root / "datarim" / "tasks.md").write_text("# Tasks\n")  # no new-knowledge-base notice
         assert run(_args(root, answer)) == (0, b"", b"")
         snapshots.append((root / "datarim/snapshots/TUNE-0032.snapshot.md").read_bytes())
     assert snapshots[0] == snapshots[1]

@@ -35,6 +35,7 @@ from fuzzkit import (
     run_bash,
     run_python,
     tree_state,
+    without_new_kb_notice,
     writer_workspace,
 )
 from hypothesis import event, given
@@ -527,6 +528,7 @@ def _check_outcome(
         return
     _, out, err = outcome
     after = tree_state(base)
+    err = without_new_kb_notice("session-handoff-writer", err, before, after, base)
     assert out.startswith(b"Session saved \xe2\x86\x92 datarim/sessions/SESSION-"), out
     assert err == b"" or re.fullmatch(
         rb"session-handoff-writer: redacted [0-9]+ secret\(s\) before saving\n", err

@@ -43,7 +43,8 @@ def harness(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
     directory.mkdir(mode=0o700)
     body = tmp_path / "body.md"
     body.write_text(f"**{task} \u00b7 journal**\n\nDone.\n\n1. `/dr-qa {task}` \u2014 check\n")
-    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "datarim").mkdir(parents=True)
+    (tmp_path / "ws" / "datarim" / "tasks.md").write_text("# Tasks\n")  # no new-KB notice
     yield task, directory, body
     shutil.rmtree(directory, ignore_errors=True)
 

@@ -12,7 +12,8 @@ TASKS = [f"LOAD-{n:04d}" for n in range(1, 5)]
 
 def test_32_writers_over_4_tasks_all_land_whole(tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    root.mkdir()
+    (root / "datarim").mkdir(parents=True)
+    (root / "datarim" / "tasks.md").write_text("# Tasks\n")  # no new-knowledge-base notice
     plan = [(KINDS[n % len(KINDS)], TASKS[(n // len(KINDS)) % len(TASKS)]) for n in range(32)]
     writes, _ = run_load(root, plan, 60, tmp_path)
     check_load(root, writes, 60)

@@ -322,7 +322,8 @@ def test_load_session_and_snapshot_writers_at_once_all_land(tmp_path: Path) -> N
     """32 writers of both implementations at once: 24 snapshots over 4 tasks and 8
     appends to one session file (loadrun's plan, kinds and checks)."""
     root = tmp_path / "ws"
-    root.mkdir()
+    (root / "datarim").mkdir(parents=True)
+    (root / "datarim" / "tasks.md").write_text("# Tasks\n")  # no new-knowledge-base notice
     plan = mixed_plan()
     assert sorted({kind.name for kind, _ in plan}) == [
         "session-bash", "session-python", "snapshot-bash", "snapshot-python"

@@ -104,10 +104,11 @@ def frontmatter(anchor: Anchor | None) -> bytes:
     return lines + b"git_dirty: " + (b"true" if anchor.dirty else b"false") + b"\n"
 
 
-def work_tree(root: str) -> str | None:
+def work_tree(root: str, forced: bool = False) -> str | None:
     """The physical root when it or a directory above it holds a .git entry,
-    looking no higher than git would under GIT_CEILING_DIRECTORIES; else None."""
-    if os.environ.get("DATARIM_SNAPSHOT_GIT") == "0":
+    looking no higher than git would under GIT_CEILING_DIRECTORIES; else None.
+    DATARIM_SNAPSHOT_GIT=0 makes it None unless forced (an operator's --git-state)."""
+    if os.environ.get("DATARIM_SNAPSHOT_GIT") == "0" and not forced:
         return None
     try:
         physical = resolve_root(root)
@@ -144,10 +145,11 @@ def _git(directory: str, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def probe(root: str) -> Anchor | None:
+def probe(root: str, forced: bool = False) -> Anchor | None:
     """Where the code of root's git work tree stands: HEAD, its branch, and whether
-    anything outside root/datarim/ differs from HEAD (untracked files included)."""
-    directory = work_tree(root)
+    anything outside root/datarim/ differs from HEAD (untracked files included).
+    forced: even under DATARIM_SNAPSHOT_GIT=0."""
+    directory = work_tree(root, forced)
     if directory is None:
         return None
     out = _git(

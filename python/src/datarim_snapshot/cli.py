@@ -21,6 +21,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("resume", "replay_command", "dev-tools/render-replay-prompt.sh"),
     "resume": ("resume", "resume_command", "dev-tools/resume-task.sh"),
     "session-start-hook": ("hook", "session_start_command", "dev-tools/session-start-hook.sh"),
+    "prompt-hook": ("prompt_hook", "prompt_hook_command", "dev-tools/prompt-hook.sh"),
+    "stop-hook": ("stop_hook", "stop_hook_command", "dev-tools/stop-hook.sh"),
+    "install-hooks": ("install_hooks", "install_hooks_command", "dev-tools/install-hooks.sh"),
     "show": ("lifecycle", "show_command", "dev-tools/snapshot-show.sh"),
     "list": ("lifecycle", "list_command", "dev-tools/snapshot-list.sh"),
     "archive": ("lifecycle", "archive_command", "dev-tools/snapshot-archive.sh"),
@@ -35,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "dev-tools/check-session-handoff.sh",
     ),
     "session-replay": ("session_commands", "session_replay_command", "dev-tools/session-replay.sh"),
+    "doctor": ("doctor", "doctor_command", "dev-tools/doctor.sh"),
     "session-reverify": (
         "session_commands",
         "session_reverify_command",

@@ -53,6 +53,10 @@ def write_command(argv: Sequence[str], console: Console) -> int:
     except DatarimError as exc:
         console.error(WRITER, exc.message)
         return exc.code
+    if saved is not None and saved[2]:
+        from .fsops import new_knowledge_base_notice
+
+        console.error(WRITER, new_knowledge_base_notice(saved[2]))
     if saved is not None and saved[1]:
         console.error(WRITER, f"redacted {saved[1]} secret(s) before saving")
     return 0

@@ -5,7 +5,9 @@ and ends at its closing "---" line (or the end of the answer); text after it
 is ignored. Inside it, "N. ..." lines are options until a line starting
 "Другие активные задачи" (bold or not) starts the list of other tasks, which
 is no part of this task's options. A fenced block (``` or ~~~) quotes text:
-nothing in it counts.
+nothing in it counts. Every token has an English twin, read alike and in any
+mix: **Next step — {ID}**, **QA failed for / **Expectations BLOCKED for,
+**recommended**, alternative, Other active tasks.
 """
 
 from __future__ import annotations
@@ -16,30 +18,41 @@ from .rules import BOM, CAP, slash_command_fault, task_id_ok, utf8_scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 HEADERS = tuple(
-    h.encode() for h in ("**Следующий шаг — ", "**QA failed для ", "**Expectations BLOCKED для ")
+    h.encode()
+    for h in (
+        "**Следующий шаг — ",
+        "**QA failed для ",
+        "**Expectations BLOCKED для ",
+        "**Next step — ",
+        "**QA failed for ",
+        "**Expectations BLOCKED for ",
+    )
 )
-OTHER_TASKS = "Другие активные задачи".encode()
+OTHER_TASKS = ("Другие активные задачи".encode(), b"Other active tasks")
 PRIMARY = "**рекомендуется**"
+PRIMARY_EN = "**recommended**"
 ALTERNATIVE = "альтернатива"
+ALTERNATIVE_EN = "alternative"
 SEP = " — "
 MIDDOT = " · ".encode()
 MAX_OPTIONS = 5
 
 _SEP = SEP.encode()
-_PRIMARY = PRIMARY.encode()
-_ALTERNATIVE = ALTERNATIVE.encode()
+_PRIMARIES = (PRIMARY.encode(), PRIMARY_EN.encode())
+_ALTERNATIVES = (ALTERNATIVE.encode(), ALTERNATIVE_EN.encode())
 _ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 class CtaBlock(Record):
-    """What a snapshot takes from the block: recommended_next and its options lines."""
+    """What a snapshot takes from the block: its task, recommended_next and its options lines."""
 
-    __slots__ = ("recommended_next", "options")
+    __slots__ = ("task_id", "recommended_next", "options")
 
-    def __init__(self, recommended_next: str, options: list[str]) -> None:
+    def __init__(self, task_id: str, recommended_next: str, options: list[str]) -> None:
+        self.task_id = task_id
         self.recommended_next = recommended_next
         self.options = options  # "<command and args> | <purpose>" or plain text; primary first
 
@@ -57,23 +70,44 @@ class _Scan(Record):
 
 
 class _Option(Record):
-    __slots__ = ("text", "command", "primary", "item")
+    __slots__ = ("text", "command", "primary", "mark", "item")
 
-    def __init__(self, text: bytes, command: bytes | None, primary: bool, item: bytes) -> None:
+    def __init__(
+        self, text: bytes, command: bytes | None, primary: bool, mark: bytes, item: bytes
+    ) -> None:
         self.text = text
         self.command = command  # None: a plain-text option
         self.primary = primary
+        self.mark = mark  # the marker word as written, b"" for none
         self.item = item  # its options line
 
 
-def _lines(path: str) -> Iterator[bytes]:
+def _raw_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of the bytes chunks hold, each with its line end."""
+    parts: list[bytes] = []
+    for chunk in chunks:
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                if start < len(chunk):
+                    parts.append(chunk[start:])
+                break
+            parts.append(chunk[start : end + 1])
+            yield b"".join(parts)
+            parts = []
+            start = end + 1
+    if parts:
+        yield b"".join(parts)
+
+
+def _lines(raw_lines: Iterable[bytes]) -> Iterator[bytes]:
     """The answer's lines: line end, a CR before it and trailing blanks removed."""
-    with open(path, "rb") as handle:
-        for raw in handle:
-            line = raw[:-1] if raw.endswith(b"\n") else raw
-            if line.endswith(b"\r"):
-                line = line[:-1]
-            yield line.rstrip(b" \t")
+    for raw in raw_lines:
+        line = raw[:-1] if raw.endswith(b"\n") else raw
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        yield line.rstrip(b" \t")
 
 
 def _header_id(line: bytes) -> tuple[bytes, bool] | None:
@@ -102,7 +136,8 @@ def _fence_run(line: bytes) -> tuple[bytes, bool]:
 
 
 def _other_tasks_heading(line: bytes) -> bool:
-    """"Другие активные задачи" after any "#", "*" or blanks starts the other tasks."""
+    """"Другие активные задачи" (or "Other active tasks") after any "#", "*" or
+    blanks starts the other tasks."""
     return line.lstrip(b"#* \t").startswith(OTHER_TASKS)
 
 
@@ -119,11 +154,11 @@ def _numbered(line: bytes) -> bool:
     return dot > 0 and line[:dot].isdigit()
 
 
-def _scan(path: str) -> _Scan:
+def _scan(raw_lines: Iterable[bytes]) -> _Scan:
     scan = _Scan()
     state = ""
     fence = b""
-    for number, line in enumerate(_lines(path), start=1):
+    for number, line in enumerate(_lines(raw_lines), start=1):
         if number == 1:
             if line.startswith(BOM):
                 line = line[3:]
@@ -183,26 +218,39 @@ def _option(text: bytes, number: int) -> _Option:
     else:
         sep = parsed.find(_SEP)
         rest = parsed[sep + len(_SEP) :] if sep >= 0 else b""
-    primary = False
-    if rest == _PRIMARY or rest.startswith(_PRIMARY + _SEP):
-        primary, rest = True, rest[len(_PRIMARY + _SEP) :]
-    elif rest == _ALTERNATIVE or rest.startswith(_ALTERNATIVE + _SEP):
-        rest = rest[len(_ALTERNATIVE + _SEP) :]
+    mark = next((word for word in _PRIMARIES + _ALTERNATIVES if _marked(rest, word)), b"")
+    primary = mark in _PRIMARIES
+    if mark:
+        rest = rest[len(mark + _SEP) :]
     # A plain-text option keeps its text; a command drops its marker word.
     item = text if command is None else command + b" | " + rest if rest else command
-    return _Option(text, command, primary, item)
+    return _Option(text, command, primary, mark, item)
 
 
-def read_cta(path: str, task: str) -> CtaBlock:
-    """The CTA block ending the answer at path, for task; RefusedError names what is wrong."""
-    scan = _scan(path)
+def _marked(rest: bytes, word: bytes) -> bool:
+    """The purpose text starts with the marker word (alone, or before the separator)."""
+    return rest == word or rest.startswith(word + _SEP)
+
+
+def read_cta(path: str, task: str | None) -> CtaBlock:
+    """The CTA block ending the answer at path, for task (None: the task its header
+    names, which must pass the task-ID rule); RefusedError names what is wrong."""
+    with open(path, "rb") as handle:
+        return read_cta_chunks(handle, task)
+
+
+def read_cta_chunks(chunks: Iterable[bytes], task: str | None) -> CtaBlock:
+    """read_cta of the answer the chunks (bytes, read in order) hold."""
+    scan = _scan(_raw_lines(chunks))
     stage_id = scan.stage_id.decode("latin-1")
-    if stage_id and task_id_ok(stage_id) and stage_id != task:
-        raise RefusedError(f"the answer's stage header names {stage_id}, not --task {task}")
+    from_header = task is None
+    if task is not None:
+        _check_stage_header(stage_id, task)
     if not scan.found or scan.options is None:
         raise RefusedError(
             "--response-file has no CTA block (a line starting **Следующий шаг — <ID>,"
-            " **QA failed для <ID> or **Expectations BLOCKED для <ID>)"
+            " **QA failed для <ID> or **Expectations BLOCKED для <ID>, or in English"
+            " **Next step — <ID>, **QA failed for <ID> or **Expectations BLOCKED for <ID>)"
         )
     header_id = scan.header_id.decode("ascii")
     if not header_id:
@@ -212,6 +260,10 @@ def read_cta(path: str, task: str) -> CtaBlock:
             f"the CTA header's task ID {header_id} runs on into other text"
             " (want a space or ** after it)"
         )
+    if task is None:
+        if not task_id_ok(header_id):
+            raise RefusedError(f"the CTA header's task ID {header_id} is not a valid task ID")
+        task = header_id
     if header_id != task:
         raise RefusedError(f"the CTA block is for {header_id}, not --task {task}")
     if scan.count == 0:
@@ -222,16 +274,22 @@ def read_cta(path: str, task: str) -> CtaBlock:
     options = [_option(text, number) for number, text in enumerate(scan.options, start=1)]
     primaries = [number for number, option in enumerate(options, start=1) if option.primary]
     if not primaries:
-        raise RefusedError(f"no CTA option is marked {PRIMARY}")
+        raise RefusedError(f"no CTA option is marked {PRIMARY} or {PRIMARY_EN}")
     if len(primaries) > 1:
+        first, second = (options[n - 1].mark.decode() for n in primaries[:2])
+        if first == second:
+            raise RefusedError(
+                f"CTA options {primaries[0]} and {primaries[1]} are both marked {first}"
+                " (want exactly one)"
+            )
         raise RefusedError(
-            f"CTA options {primaries[0]} and {primaries[1]} are both marked {PRIMARY}"
-            " (want exactly one)"
+            f"CTA options {primaries[0]} ({first}) and {primaries[1]} ({second}) are both"
+            " marked as the recommended one (want exactly one)"
         )
     number = primaries[0]
     primary = options[number - 1]
     if primary.command is None:
-        raise RefusedError(f"the {PRIMARY} CTA option {number} has no command")
+        raise RefusedError(f"the {primary.mark.decode()} CTA option {number} has no command")
     recommended = primary.command.split(b" ", 1)[0]
     fault = slash_command_fault(recommended)
     if fault:
@@ -243,4 +301,12 @@ def read_cta(path: str, task: str) -> CtaBlock:
     size = sum(len(item) + 1 for item in items)
     if size > CAP:
         raise RefusedError(f"the CTA options take {size} bytes, more than the {CAP}-byte cap")
-    return CtaBlock(recommended.decode(), [item.decode() for item in items])
+    if from_header:  # only now is the task known
+        _check_stage_header(stage_id, task)
+    return CtaBlock(task, recommended.decode(), [item.decode() for item in items])
+
+
+def _check_stage_header(stage_id: str, task: str) -> None:
+    """A stage header on line 1 (**{ID} · {title}**) may name only this task."""
+    if stage_id and task_id_ok(stage_id) and stage_id != task:
+        raise RefusedError(f"the answer's stage header names {stage_id}, not --task {task}")

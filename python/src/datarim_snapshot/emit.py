@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from . import anchor, fsops, jsonout
-from .cta import read_cta
+from .cta import read_cta_chunks
 from .errors import DatarimError, HelpRequested, RefusedError
 from .flags import MissingFlagsError, parse_flags
 from .records import FrozenRecord
@@ -26,7 +26,8 @@ from .texts import usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
+    from typing import BinaryIO
 
     from .console import Console
     from .snapshot import PathLike
@@ -37,13 +38,22 @@ PROGRAM = "emit-stage-snapshot"
 class Emission(FrozenRecord):
     """What was written, or with dry_run what would be."""
 
-    __slots__ = ("task_id", "recommended_next", "options", "preview", "path", "redactions")
+    __slots__ = (
+        "task_id",
+        "recommended_next",
+        "options",
+        "preview",
+        "path",
+        "redactions",
+        "new_knowledge_base",
+    )
     task_id: str
     recommended_next: str
     options: list[str]  # the primary first, secrets redacted as in the snapshot
     preview: bytes  # the recommended_next and options lines, exactly as in the frontmatter
     path: str | None  # the snapshot written; None for a dry run
     redactions: int  # secrets saved as [REDACTED] in the options and body
+    new_knowledge_base: str | None  # the datarim/ directory the write started, if it did
 
     def __init__(
         self,
@@ -53,6 +63,7 @@ class Emission(FrozenRecord):
         preview: bytes,
         path: str | None,
         redactions: int = 0,
+        new_knowledge_base: str | None = None,
     ) -> None:
         self._init(
             task_id=task_id,
@@ -61,6 +72,7 @@ class Emission(FrozenRecord):
             preview=preview,
             path=path,
             redactions=redactions,
+            new_knowledge_base=new_knowledge_base,
         )
 
     def json(self) -> bytes:
@@ -75,32 +87,42 @@ class Emission(FrozenRecord):
 
 def emit_stage_snapshot(
     root: PathLike,
-    task: str,
+    task: str | None,
     stage: str,
     command: str,
     response_file: PathLike,
     captured_by: str = "agent",
     captured_at: str | None = None,
     dry_run: bool = False,
+    lock_timeout: int | None = None,
 ) -> Emission | None:
-    """Writes <root>/datarim/snapshots/<task>.snapshot.md from the answer's CTA block.
+    """Writes <root>/datarim/snapshots/<task>.snapshot.md from the answer's CTA block
+    (task None: the task the block's header names; the Stop hook's case).
 
     Returns what was written (None when DATARIM_DISABLE_SNAPSHOT=1); with
     dry_run, checks everything the write would and touches nothing. Raises
-    RefusedError (1), UsageError (2) or LockBusyError (3).
+    RefusedError (1), UsageError (2) or LockBusyError (3). lock_timeout (seconds)
+    overrides DR_SNAPSHOT_LOCK_TIMEOUT.
     """
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
-    timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
-    check_task_flag(task)
+    if lock_timeout is None:
+        lock_timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    timeout = lock_timeout
+    if task is not None:
+        check_task_flag(task)
     stamp = captured_at or now_utc()
     answer = os.fspath(response_file)
     fsops.require_readable(answer, "--response-file")
     try:
-        block = read_cta(answer, task)
-        body = fsops.read_prefix(answer, BODY_READ_LIMIT)
+        # One pass to the end ("-": the standard input): the body's first
+        # bytes, then the CTA block from the whole answer.
+        with fsops.InputFile(answer) as stream:
+            body = fsops.read_up_to(stream, BODY_READ_LIMIT)
+            block = read_cta_chunks(_chunks(body, stream), task)
     except OSError:
         raise RefusedError("--response-file is not a readable file") from None
+    task = block.task_id
     options = "".join(item + "\n" for item in block.options).encode()
     content, redacted = render_snapshot_counted(
         task,
@@ -121,15 +143,26 @@ def emit_stage_snapshot(
         directory = os.path.join(fsops.resolve_root(os.fspath(root)), "datarim", "snapshots")
         lock = os.path.join(directory, f".lock.{task}")
         fsops.check_publish(directory, f"{task}.snapshot.md", lock)
-        path = None
+        path = new_kb = None
     else:
+        new_kb = fsops.new_knowledge_base(os.fspath(root))
         path = publish_snapshot(root, task, content, timeout)
     saved = block.options
     if redaction_enabled():  # the options as the snapshot holds them
         from .redaction import redact
 
         saved = [redact(option.encode())[0].decode() for option in saved]
-    return Emission(task, block.recommended_next, saved, preview, path, redacted)
+    return Emission(task, block.recommended_next, saved, preview, path, redacted, new_kb)
+
+
+def _chunks(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
+    """head, then the rest of stream in chunks."""
+    yield head
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            return
+        yield chunk
 
 
 def emit_command(argv: Sequence[str], console: Console) -> int:
@@ -166,6 +199,9 @@ def emit_command(argv: Sequence[str], console: Console) -> int:
         return exc.code
     if emission is not None and emission.path is None:
         console.write(emission.json() if as_json else emission.preview)
-    elif emission is not None and emission.redactions:
+        return 0
+    if emission is not None and emission.new_knowledge_base:
+        console.error(PROGRAM, fsops.new_knowledge_base_notice(emission.new_knowledge_base))
+    if emission is not None and emission.redactions:
         console.error(PROGRAM, f"redacted {emission.redactions} secret(s) before saving")
     return 0

@@ -16,14 +16,18 @@ if TYPE_CHECKING:
 def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]:
     """Parse argv left to right.
 
-    spec lists the flags, a value flag with a trailing "=" ("--root= --hint");
+    spec lists the flags, a value flag with a trailing "=" ("--root= --hint"),
+    one that may repeat with "=+" (its values joined by line ends, in order);
     "@--task" in spec makes a bare argument, wherever it stands, the value of
     --task. required lists value flags that must be present; an empty value is
     a UsageError like a missing one. Returns {"root": value,
     "hint": "1", ...} keyed by flag name with dashes as underscores.
     """
     value_flags = {f[:-1] for f in spec.split() if f.endswith("=")}
-    bool_flags = {f for f in spec.split() if not f.endswith("=") and not f.startswith("@")}
+    repeated_flags = {f[:-2] for f in spec.split() if f.endswith("=+")}
+    bool_flags = {
+        f for f in spec.split() if not f.endswith(("=", "=+")) and not f.startswith("@")
+    }
     positional = next((f[1:] for f in spec.split() if f.startswith("@")), None)
     argv = list(argv)
     found: dict[str, str] = {}
@@ -36,6 +40,17 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
         if positional is not None and not flag.startswith("-"):
             # A bare argument: read it as its flag's value, on the next turn.
             argv.insert(i, positional)
+            continue
+        if flag in repeated_flags:
+            if i + 1 >= len(argv) or argv[i + 1].startswith("--"):
+                raise UsageError(f"flag needs a value: {flag}")
+            if not argv[i + 1]:
+                raise UsageError(f"flag has an empty value: {flag}")
+            if "\n" in argv[i + 1]:
+                raise UsageError(f"flag value holds a line break: {flag}")
+            key = flag[2:].replace("-", "_")
+            found[key] = found[key] + "\n" + argv[i + 1] if key in found else argv[i + 1]
+            i += 2
             continue
         if flag in value_flags:
             if i + 1 >= len(argv) or argv[i + 1].startswith("--"):

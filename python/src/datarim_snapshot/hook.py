@@ -8,14 +8,13 @@ exits 0.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 from . import fsops
+from .payload import load_payload, usable
 from .resume import pick_task, resume_output
 from .roots import discover_root
-from .rules import utf8_scan
 from .texts import usage
 
 TYPE_CHECKING = False
@@ -26,54 +25,18 @@ if TYPE_CHECKING:
     from .console import Console
 
 PAYLOAD_LIMIT = 65536
-MAX_DEPTH = 64
 SOURCES = ("clear", "compact", "resume")
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"not JSON: {name}")
-
-
-def _depth(value: Any) -> int:
-    """How deeply containers nest in value (an object holding scalars: 1)."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children = list(item.values())
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children)
-    return deepest
-
-
-def _usable(value: str) -> bool:
-    """A string fit for use: no U+0000, lone surrogate or control character."""
-    try:
-        raw = value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return utf8_scan(raw, ctl=True) == ""
 
 
 def parse_payload(data: bytes) -> tuple[str, str] | None:
     """(source, cwd) of a hook payload, or None unless it is one strict JSON object
-    (RFC 8259: UTF-8, no BOM, NaN or Infinity, nesting at most 64 deep) whose last
-    "source" and "cwd" members are strings without control characters. The same
-    verdicts as scripts/lib/hook-payload.awk."""
-    try:
-        # parse_int=float: no digit-count limit, which the awk reader does not have.
-        payload = json.loads(data.decode("utf-8"), parse_constant=_reject_constant, parse_int=float)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(payload, dict) or _depth(payload) > MAX_DEPTH:
+    (load_payload) whose last "source" and "cwd" members are strings without
+    control characters. The same verdicts as scripts/lib/hook-payload.awk."""
+    payload = load_payload(data)
+    if payload is None:
         return None
     source, cwd = payload.get("source"), payload.get("cwd")
-    if not (isinstance(source, str) and isinstance(cwd, str) and _usable(source) and _usable(cwd)):
+    if not (isinstance(source, str) and isinstance(cwd, str) and usable(source) and usable(cwd)):
         return None
     return source, cwd
 

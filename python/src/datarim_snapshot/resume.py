@@ -16,7 +16,7 @@ from .flags import parse_flags
 from .records import Record
 from .replay_template import render_replay_prompt
 from .roots import reader_root
-from .rules import BAD_TASK, first_word, pattern, task_id_ok
+from .rules import bad_task, first_word, pattern, task_id_ok
 from .texts import usage
 from .validate import check_snapshot_file
 
@@ -90,7 +90,7 @@ def pick_task(root: str, task_flag: str | None) -> str:
     """The task named by --task, else the one active task; UsageError (3) otherwise."""
     if task_flag:
         if not task_id_ok(task_flag):
-            raise UsageError(BAD_TASK, code=3)
+            raise UsageError(bad_task(task_flag), code=3)
         return task_flag
     active = active_tasks(root)
     if len(active) == 1:
@@ -105,11 +105,16 @@ def pick_task(root: str, task_flag: str | None) -> str:
 
 
 def read_snapshot(root: str, task: str) -> StageSnapshot:
-    """The validated snapshot; MissingError (1) or MalformedError (2), messages aside."""
+    """The validated snapshot; MissingError (1) or MalformedError (2), whose message
+    is the rule broken as the validator words it ("datarim/snapshots/<ID>.snapshot.md
+    bad captured_at"). The caller decides whether to say it."""
     if os.path.islink(os.path.join(root, "datarim", "snapshots")):
         raise MalformedError("datarim/snapshots is a symlink")
-    path = os.path.join(root, "datarim", "snapshots", f"{task}.snapshot.md")
-    return check_snapshot_file(path, task)
+    rel = f"datarim/snapshots/{task}.snapshot.md"
+    try:
+        return check_snapshot_file(os.path.join(root, rel), task)
+    except MalformedError as exc:
+        raise MalformedError(f"{rel} {exc.message}") from None
 
 
 def option_command(option: bytes) -> bytes:
@@ -293,7 +298,7 @@ def replay_prompt(task: str, root: str | None = None, option: str | None = None)
     Raises UsageError (3) for a bad task ID or an option that names no option,
     MissingError (1) or MalformedError (2) when the caller must fall back."""
     if not task_id_ok(task):
-        raise UsageError(BAD_TASK, code=3)
+        raise UsageError(bad_task(task), code=3)
     root = resolve_root(root)
     snapshot = read_snapshot(root, task)
     if option is None:
@@ -358,11 +363,37 @@ def resume_command(argv: Sequence[str], console: Console) -> int:
     except DatarimError as exc:
         console.error(RESUME, exc.message)
         return 3
-    output = resume_output("json" if flags.get("json") else "text", root, task)
-    if output is None:
-        console.error(
-            RESUME, f"nothing to resume for {task}: no valid snapshot and no legacy context"
-        )
+    fmt = "json" if flags.get("json") else "text"
+    why = ""
+    try:
+        snapshot = read_snapshot(root, task)
+    except MalformedError as exc:
+        why = exc.message
+    except DatarimError:
+        pass
+    else:
+        cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
+        console.write(snapshot_output(fmt, root, task, snapshot, cta) or b"")
+        return 0
+    documents = legacy_documents(root, task)
+    if not documents:
+        if why:
+            console.error(
+                RESUME,
+                f"nothing to resume for {task}: its snapshot is invalid ({why})"
+                " and there is no legacy context",
+            )
+        else:
+            console.error(
+                RESUME, f"nothing to resume for {task}: no valid snapshot and no legacy context"
+            )
         return 1
-    console.write(output)
+    # An invalid snapshot is not passed over in silence: the operator learns
+    # which rule it broke (the replay renderer stays silent, CONTRACT §4).
+    if why:
+        console.error(
+            RESUME, f"the snapshot of {task} is invalid ({why}); its legacy context follows"
+        )
+    text = legacy_json(task, documents) if fmt == "json" else legacy_text(task, documents).encode()
+    console.write(text)
     return 0

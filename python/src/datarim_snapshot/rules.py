@@ -7,6 +7,8 @@ same verdict and message for the same input.
 
 from __future__ import annotations
 
+import os
+
 from .errors import RefusedError
 
 TYPE_CHECKING = False
@@ -81,17 +83,82 @@ _SHOWN = {c: "?" for c in [*range(0x20), 0x7F]}
 
 
 def session_id_ok(value: str) -> bool:
-    """The session-ID rule: SESSION-YYYYMMDD-HHMMSS (digits only, as written)."""
+    """The session-ID rule: SESSION-YYYYMMDD-HHMMSS (digits only, as written)
+    naming a real UTC second, as --captured-at must (is_timestamp)."""
+    return _session_form_ok(value) and is_timestamp(_session_timestamp(value))
+
+
+def _session_form_ok(value: str) -> bool:
     return value.translate(_STR_DIGITS_AS_NINE) == "SESSION-99999999-999999"
 
 
-BAD_TASK = "invalid --task (want e.g. TUNE-0254 or DEV-1438-FU-slug, at most 128 characters)"
+def _session_timestamp(value: str) -> bytes:
+    """SESSION-YYYYMMDD-HHMMSS as YYYY-MM-DDTHH:MM:SSZ."""
+    d, t = value[8:16], value[17:23]
+    return f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:]}Z".encode()
+
+
+def bad_session(value: str) -> str:
+    """The refusal of an --session value that breaks the session-ID rule; for one
+    of the right form, the first part of its date and time that is not real."""
+    if not _session_form_ok(value) or is_timestamp(_session_timestamp(value)):
+        return "invalid --session (want SESSION-YYYYMMDD-HHMMSS)"
+    year, month, day = value[8:12], value[12:14], value[14:16]
+    days = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    if int(year) < 1:
+        part = f"year {year}"
+    elif not 1 <= int(month) <= 12:
+        part = f"month {month}"
+    elif not 1 <= int(day) <= days[int(month) - 1] + (int(month) == 2 and _leap(int(year))):
+        part = f"day {day} of {year}-{month}"
+    elif int(value[17:19]) > 23:
+        part = f"hour {value[17:19]}"
+    elif int(value[19:21]) > 59:
+        part = f"minute {value[19:21]}"
+    else:
+        part = f"second {value[21:23]}"
+    return f"invalid --session: {value} names no real UTC time ({part})"
+
+
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+_TASK_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def bad_task(task: str) -> str:
+    """Why task breaks the task-ID rule, in words, the value repeated (its first
+    40 bytes and "..." when longer than the rule allows). Counts bytes, as the
+    rule does (dr_task_id_fault in datarim-common.sh)."""
+    raw = os.fsencode(task)
+    shown_value = raw if len(raw) <= 128 else raw[:40] + b"..."
+    bad = next((byte for byte in raw if byte not in _TASK_CHARS), None)
+    if len(raw) > 128:
+        why = "longer than 128 characters"
+    elif bad is not None:
+        if bad == 0x20:
+            name = "a space"
+        elif bad < 0x20 or bad == 0x7F:
+            name = "a control character"
+        elif bad > 0x7F:
+            name = "a non-ASCII character"
+        else:
+            name = f"'{chr(bad)}'"
+        why = f"holds {name}; a task ID holds only letters, digits and dashes"
+    else:
+        why = (
+            "want a capital letter, then capitals, digits or dashes up to a dash and a 4- or "
+            "5-digit number, then optional -slug parts of letters and digits "
+            "(e.g. TUNE-0254, DEV-1438-FU-slug)"
+        )
+    return f'invalid --task "{os.fsdecode(shown_value)}": {why}'
 
 
 def check_task_flag(task: str) -> None:
-    """Raises RefusedError(BAD_TASK) unless task passes task_id_ok."""
+    """Raises RefusedError(bad_task(task)) unless task passes task_id_ok."""
     if not task_id_ok(task):
-        raise RefusedError(BAD_TASK)
+        raise RefusedError(bad_task(task))
 
 
 def task_id_ok(value: str) -> bool:

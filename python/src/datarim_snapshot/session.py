@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import os
 
-from . import fsops
+from . import anchor, fsops
 from .errors import MalformedError, RefusedError
 from .records import Record
 from .redaction import redact, redact_lines
 from .resume_block import render_resume_block
+from .roots import is_knowledge_base
 from .rules import (
     BOM,
+    bad_session,
     checked_lines,
     is_captured_by,
     is_timestamp,
@@ -23,6 +25,7 @@ from .rules import (
     yaml_quote,
 )
 from .session_format import (
+    HEADINGS,
     NEXT_ACTION_MAX,
     SESSION_CAP,
     SESSION_MARKER,
@@ -31,12 +34,15 @@ from .session_format import (
     layer,
     next_action_ok,
     opens_block,
+    repo_line,
     untagged_claim,
 )
 from .snapshot import now_utc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .snapshot import PathLike
 
 BODY_MAX = 1048576
@@ -56,15 +62,23 @@ class RenderedBlock(Record):
 
 
 class SessionSaved(Record):
-    """A saved handoff: its path, how many secrets were redacted, and the
-    resume block to show the operator."""
+    """A saved handoff: its path, how many secrets were redacted, the resume
+    block to show the operator and, when the write started a knowledge base,
+    its datarim/ directory."""
 
-    __slots__ = ("path", "redactions", "resume_block")
+    __slots__ = ("path", "redactions", "resume_block", "new_knowledge_base")
 
-    def __init__(self, path: str, redactions: int, resume_block: bytes) -> None:
+    def __init__(
+        self,
+        path: str,
+        redactions: int,
+        resume_block: bytes,
+        new_knowledge_base: str | None = None,
+    ) -> None:
         self.path = path
         self.redactions = redactions
         self.resume_block = resume_block
+        self.new_knowledge_base = new_knowledge_base
 
 
 def _raw(value: str) -> bytes:
@@ -108,9 +122,105 @@ def _read_tasks(data: bytes) -> list[str]:
     return tasks
 
 
-def _read_body(data: bytes) -> list[bytes]:
+def git_state(root: str, directories: Sequence[str]) -> list[tuple[str, anchor.Anchor]]:
+    """The live state of each directory (--git-state) for Layer 1: its path as
+    Layer 1 names it (relative to the physical workspace root when inside it,
+    "." for the root itself, else physical and absolute) and where its code
+    stands, as snapshot anchoring finds it (anchor.probe: dirty when anything
+    outside its datarim/ differs from HEAD). RefusedError for a directory that
+    is none, or no git work tree with a commit."""
+    found: list[tuple[str, anchor.Anchor]] = []
+    seen: set[str] = set()
+    for directory in directories:
+        if not os.path.isdir(directory):
+            raise RefusedError(f"--git-state {directory} is not a directory")
+        physical = os.path.realpath(directory)
+        if "\n" in physical:
+            raise RefusedError(
+                f"--git-state {directory} cannot be written as a Layer 1 line:"
+                " its path holds a line break"
+            )
+        if physical in seen:
+            raise RefusedError(f"--git-state names {directory} twice")
+        seen.add(physical)
+        facts = anchor.probe(physical, forced=True)
+        if facts is None:
+            raise RefusedError(f"--git-state {directory} is not a git work tree with a commit")
+        if physical == root:
+            shown_path = "."
+        elif physical.startswith(root + "/"):
+            shown_path = physical[len(root) + 1 :]
+        else:
+            shown_path = physical
+        found.append((shown_path, facts))
+    return found
+
+
+def _git_lines(state: Sequence[tuple[str, anchor.Anchor]]) -> list[bytes]:
+    """The Layer 1 lines of --git-state:
+    "repo: <path>  HEAD: <sha>  branch: <name>  status: clean|dirty", the path as
+    the resume reads it back, "(detached)" for a detached HEAD."""
+    lines = []
+    for path, facts in state:
+        raw = os.fsencode(path)
+        why = ""
+        if utf8_scan(raw, ctl=True):
+            why = "a control character, a tab or bytes that are no UTF-8"
+        elif b"  " in raw:
+            why = "two spaces in a row"
+        elif b"`" in raw:
+            why = "a backtick"
+        elif raw.startswith(b" ") or raw.endswith(b" "):
+            why = "a space at either end"
+        elif b" head:" in raw.lower():
+            why = '" HEAD:"'
+        if why:
+            raise RefusedError(
+                f"--git-state {path} cannot be written as a Layer 1 line: its path holds {why}"
+            )
+        line = (
+            b"repo: " + raw + b"  HEAD: " + facts.head + b"  branch: "
+            + (facts.branch or b"(detached)") + b"  status: "
+            + (b"dirty" if facts.dirty else b"clean")
+        )  # fmt: skip
+        claim = untagged_claim(line)
+        if claim:
+            raise RefusedError(
+                f'--git-state {path}: its Layer 1 line would hold "{claim.decode()}", which the'
+                " claim rule reads as an untagged claim; write that line in the body with a"
+                " verified: tag instead"
+            )
+        lines.append(line)
+    return lines
+
+
+def _insert_git_lines(lines: list[bytes], git: list[bytes]) -> list[bytes]:
+    """With --git-state, its lines go first in Layer 1: after the body's Layer 1
+    heading, or under a new one at the top of a body that has none. A body whose
+    Layer 1 already holds a repo: line is refused: the writer writes them."""
+    if not git:
+        return lines
+    current, heading = 1, -1
+    for index, line in enumerate(lines):
+        number = layer(line)
+        if number:
+            current = number
+            if number == 1:
+                heading = index
+        elif current == 1 and repo_line(line):
+            raise RefusedError(
+                f"--body-file line {index + 1} gives a repo: line in Layer 1; with --git-state"
+                " the writer writes those (leave them out of the body)"
+            )
+    if heading < 0:
+        return [HEADINGS[0], *git, *lines]
+    return [*lines[: heading + 1], *git, *lines[heading + 1 :]]
+
+
+def _read_body(data: bytes, git_given: bool = False) -> list[bytes]:
     """The body's lines: valid UTF-8, no NUL, the layer headings in order, no
-    line that would open a block, every claim tagged."""
+    line that would open a block, every claim tagged. With --git-state the
+    writer supplies Layer 1's heading when it is missing."""
     if len(data) > BODY_MAX:
         raise RefusedError(f"--body-file is larger than {BODY_MAX} bytes")
     nul = data.find(b"\0")
@@ -126,7 +236,7 @@ def _read_body(data: bytes) -> list[bytes]:
         lines.pop()
     order = HeadingOrder()
     for number, line in enumerate(lines, start=1):
-        fault = order.fault(line)
+        fault = order.fault(line, number)
         if fault:
             raise RefusedError(f"--body-file line {number}: {fault}")
         if number < len(lines) and opens_block(line, lines[number]):
@@ -140,9 +250,11 @@ def _read_body(data: bytes) -> list[bytes]:
                 f'--body-file line {number} claims "{claim.decode()}" '
                 "without a verified: or assumed: tag"
             )
+    if git_given:
+        order.seen.add(1)
     missing = order.missing()
     if missing:
-        raise RefusedError(f'--body-file has no "{missing}" line')
+        raise RefusedError(f'--body-file has no "{missing}" line{order.missing_note}')
     return lines
 
 
@@ -195,13 +307,16 @@ def render_session_block(
     tasks_data: bytes,
     body_data: bytes,
     old: bytes | None = None,
+    git: Sequence[tuple[str, anchor.Anchor]] = (),
 ) -> RenderedBlock:
     """One block, validated, redacted and cut to the room the cap leaves after
-    old (the file it is appended to). Raises RefusedError naming the first bad input."""
+    old (the file it is appended to); git (git_state's) gives Layer 1 its
+    repositories' lines. Raises RefusedError naming the first bad input."""
     raw_next = _raw(next_action)
     _check_values(captured_by, recommended_next, raw_next, captured_at)
     tasks = _read_tasks(tasks_data)
-    lines = _read_body(body_data)
+    git_lines = _git_lines(git)
+    lines = _insert_git_lines(_read_body(body_data, bool(git_lines)), git_lines)
     old_name = f"datarim/sessions/{session}.session.md"
     if old is not None:
         try:
@@ -286,40 +401,49 @@ def write_session_handoff(
     active_tasks_file: PathLike,
     body_file: PathLike,
     captured_at: str | None = None,
+    git_state_of: Sequence[str] = (),
 ) -> SessionSaved | None:
-    """Appends one block to <root>/datarim/sessions/<session>.session.md.
+    """Appends one block to <root>/datarim/sessions/<session>.session.md; Layer 1
+    gets a line for each directory of git_state_of (--git-state) from its live
+    repository.
 
     Returns what was saved (None when DATARIM_DISABLE_SESSION_HANDOFF=1).
-    Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any
-    of them nothing already on disk has changed."""
+    active_tasks_file or body_file "-" is the standard input. Raises
+    RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any of
+    them nothing already on disk has changed."""
     if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
         return None
     timeout = fsops.seconds_env("DR_SESSION_LOCK_TIMEOUT", 60)
-    if not session_id_ok(session):
-        raise RefusedError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)")
-    stamp = captured_at or now_utc()
     tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
+    fsops.one_stdin(("--active-tasks-file", tasks_path), ("--body-file", body_path))
+    if not session_id_ok(session):
+        raise RefusedError(bad_session(session))
+    stamp = captured_at or now_utc()
     fsops.require_readable(tasks_path, "--active-tasks-file")
     fsops.require_readable(body_path, "--body-file")
     absolute = fsops.resolve_root(os.fspath(root))
+    state = git_state(absolute, git_state_of) if git_state_of else []
     directory = os.path.join(absolute, "datarim", "sessions")
     name = f"{session}.session.md"
     path = os.path.join(directory, name)
     try:
-        tasks_data = fsops.read_prefix(tasks_path, TASKS_MAX + 1)
-        body_data = fsops.read_prefix(body_path, BODY_MAX + 1)
+        tasks_data = fsops.read_input(tasks_path, TASKS_MAX + 1)
+        body_data = fsops.read_input(body_path, BODY_MAX + 1)
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
 
     def render(old: bytes | None) -> RenderedBlock:
         return render_session_block(
-            session, captured_by, recommended_next, next_action, stamp, tasks_data, body_data, old
-        )
+            session, captured_by, recommended_next, next_action, stamp, tasks_data, body_data,
+            old, state,
+        )  # fmt: skip
 
     # Render against the file as it is now, so that a refusal touches nothing;
     # under the lock, render again only if another writer appended meanwhile.
     old = read_old(directory, path)
     rendered = render(old)
+    datarim = os.path.join(absolute, "datarim")
+    new_kb = None if is_knowledge_base(datarim) else datarim
     fsops.artifact_dir(directory)
     with fsops.held_lock(os.path.join(directory, f".lock.{session}"), timeout):
         now = read_old(directory, path)
@@ -330,4 +454,4 @@ def write_session_handoff(
     block = render_resume_block(
         absolute, session, recommended_next, rendered.next_action, rendered.tasks
     )
-    return SessionSaved(path, rendered.redactions, block)
+    return SessionSaved(path, rendered.redactions, block, new_kb)

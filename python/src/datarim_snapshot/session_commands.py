@@ -32,7 +32,7 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
     try:
         flags = parse_flags(
             "--root= --session= --captured-by= --recommended-next= --next-action= "
-            "--active-tasks-file= --body-file= --captured-at=",
+            "--active-tasks-file= --body-file= --captured-at= --git-state=+",
             "--root --session --captured-by --recommended-next --next-action "
             "--active-tasks-file --body-file",
             argv,
@@ -46,6 +46,7 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
             active_tasks_file=flags["active_tasks_file"],
             body_file=flags["body_file"],
             captured_at=flags.get("captured_at") or None,
+            git_state_of=flags["git_state"].split("\n") if "git_state" in flags else (),
         )
     except HelpRequested:
         console.write(usage(WRITER))
@@ -58,6 +59,10 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
         console.error(WRITER, exc.message)
         return exc.code
     if saved is not None:
+        if saved.new_knowledge_base:
+            from .fsops import new_knowledge_base_notice
+
+            console.error(WRITER, new_knowledge_base_notice(saved.new_knowledge_base))
         if saved.redactions:
             console.error(WRITER, f"redacted {saved.redactions} secret(s) before saving")
         console.write(saved.resume_block)

@@ -105,17 +105,85 @@ def untagged_claim(line: bytes) -> bytes:
     return line[best : best + width] if best >= 0 else b""
 
 
+def near_miss(line: bytes) -> tuple[int, str]:
+    """(k, how it differs) for a line that is no layer heading but looks like
+    layer k's heading; (0, "") for any other line. Looks like one: blanks,
+    "#"s or "**" (bold), blanks, "layer" in any case, at most six other bytes
+    (blanks, dashes), a digit 1..5 not followed by a digit."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if layer(line):
+        return 0, ""
+    rest = line.lstrip(b" \t")
+    lead = len(line) - len(rest)
+    hashes, bold = 0, False
+    if rest[:2] in (b"**", b"__"):
+        bold, rest = True, rest[2:]
+    elif rest.startswith(b"#"):
+        hashes = len(rest) - len(rest.lstrip(b"#"))
+        rest = rest[hashes:]
+    else:
+        return 0, ""
+    gap = rest[: len(rest) - len(rest.lstrip(b" \t"))]
+    rest = rest[len(gap) :]
+    word = rest[:5]
+    if word.lower() != b"layer":
+        return 0, ""
+    rest = rest[5:]
+    at = 0
+    while at < len(rest) and at < 7 and not rest[at : at + 1].isalnum():
+        at += 1
+    digit = rest[at : at + 1]
+    if at >= 7 or digit not in (b"1", b"2", b"3", b"4", b"5"):
+        return 0, ""
+    sep, number, after = rest[:at], int(digit), rest[at + 1 : at + 2]
+    if after.isdigit():
+        return 0, ""
+    if lead:
+        why = "starts with blanks"
+    elif bold:
+        why = "is bold text, not a ## heading"
+    elif hashes != 2:
+        why = f"is a level-{hashes} heading, not level 2 (##)"
+    elif gap != b" ":
+        why = "has no space after ##" if not gap else "wants one space after ##"
+    elif word != b"Layer":
+        why = f'spells "{word.decode("latin-1")}" where "Layer" goes'
+    elif sep != b" ":
+        why = f"wants one space between Layer and {number}"
+    else:  # "## Layer N" as it should be: what follows N is what layer() refused
+        why = f"wants a space, a dash or the end of the line after Layer {number}"
+    return number, why
+
+
+def cut_line(line: bytes) -> str:
+    """A line as a message shows it: at most 80 bytes (cut at a character
+    boundary, then "..."); control characters become "?" when it is printed."""
+    if len(line) > 80:
+        n = 77
+        while n > 0 and 0x80 <= line[n] <= 0xBF:
+            n -= 1
+        line = line[:n] + b"..."
+    return line.decode("utf-8", "surrogateescape")
+
+
 class HeadingOrder:
     """Heading order, one body line at a time."""
 
     def __init__(self) -> None:
         self.last = 0
         self.seen: set[int] = set()
+        self.near: dict[int, str] = {}  # layer -> " (line N "text" how it differs)"
+        self.missing_note = ""  # set by missing(): the near miss of the heading it names
 
-    def fault(self, line: bytes) -> str:
+    def fault(self, line: bytes, number_in_body: int = 0) -> str:
         """Why this heading line is out of place, or the empty string."""
         number = layer(line)
         if not number:
+            near, why = near_miss(line)
+            if near and near not in self.near:
+                shown_line = line[:-1] if line.endswith(b"\r") else line
+                self.near[near] = f' (line {number_in_body} "{cut_line(shown_line)}" {why})'
             return ""
         if number <= self.last:
             return f'"{HEADINGS[number - 1].decode()}" repeats or is out of order'
@@ -124,10 +192,21 @@ class HeadingOrder:
         return ""
 
     def missing(self) -> str:
+        self.missing_note = ""
         for number in (1, 5):
             if number not in self.seen:
+                self.missing_note = self.near.get(number, "")
                 return HEADINGS[number - 1].decode()
         return ""
+
+
+def repo_line(line: bytes) -> bool:
+    """A Layer 1 line the resume reads as a repository's (session_replay): "repo:"
+    after an optional "- " or "* ", in any case, then blanks and "HEAD:" after it."""
+    if line.startswith((b"- ", b"* ")):
+        line = line[2:]
+    low = line.lower()
+    return low.startswith(b"repo:") and pattern(rb"[ \t]+head:").search(low) is not None
 
 
 def next_action_ok(value: bytes) -> bool:
@@ -248,7 +327,7 @@ def check_session_bytes(data: bytes, session_id: str) -> Block:
                     block.body_to = mark
                     break
                 continue
-            fault = order.fault(line)
+            fault = order.fault(line, number)
             if fault:
                 raise MalformedError(f"line {number} {fault}")
             claim = untagged_claim(line)
@@ -258,6 +337,6 @@ def check_session_bytes(data: bytes, session_id: str) -> Block:
                 )
         missing = order.missing()
         if missing:
-            raise MalformedError(f'block {count}: no "{missing}" heading')
+            raise MalformedError(f'block {count}: no "{missing}" heading{order.missing_note}')
         if line is None:
             return block

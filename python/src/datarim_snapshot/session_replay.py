@@ -17,7 +17,7 @@ from .frontmatter import text
 from .records import Record
 from .replay_template import render_replay_prompt
 from .roots import reader_root
-from .rules import first_word, occurrences, pattern, session_id_ok
+from .rules import bad_session, first_word, occurrences, pattern, session_id_ok
 from .session_format import SESSION_CAP, Block, check_session_bytes, layer, word
 from .validate import read_artifact
 
@@ -231,7 +231,7 @@ def replay_session(
     if not session and not latest:
         raise UsageError("want --session <SESSION-ID> or --latest", code=3)
     if session and not session_id_ok(session):
-        raise UsageError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)", code=3)
+        raise UsageError(bad_session(session), code=3)
     root = reader_root(root)
     directory = os.path.join(root, "datarim", "sessions")
     if os.path.islink(directory):

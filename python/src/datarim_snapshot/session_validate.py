@@ -7,7 +7,7 @@ import os
 
 from .errors import MalformedError, MissingError, UsageError
 from .roots import reader_root
-from .rules import session_id_ok
+from .rules import bad_session, session_id_ok
 from .session_format import SESSION_CAP, Block, check_session_bytes
 from .validate import read_artifact
 
@@ -26,7 +26,7 @@ def session_path(session_id: str, root: str | None = None) -> str:
     """The artefact's path for a session ID: UsageError (code 3) for a bad ID or a
     --root that is not a directory, MalformedError when datarim/sessions is a symlink."""
     if not session_id_ok(session_id):
-        raise UsageError("invalid --session (want SESSION-YYYYMMDD-HHMMSS)", code=3)
+        raise UsageError(bad_session(session_id), code=3)
     root = reader_root(root)
     if os.path.islink(os.path.join(root, "datarim", "sessions")):
         raise MalformedError("datarim/sessions is a symlink")

@@ -216,8 +216,9 @@ def write_stage_snapshot(
     """Writes <root>/datarim/snapshots/<task>.snapshot.md; returns its path (None when disabled).
 
     Secrets in the body are saved as [REDACTED] (DATARIM_SNAPSHOT_REDACT=0:
-    kept). Raises RefusedError (exit 1), UsageError (2) or LockBusyError (3);
-    on any of them nothing already on disk has changed.
+    kept). body_file or options_file "-" is the standard input. Raises
+    RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any of
+    them nothing already on disk has changed.
     """
     saved = save_stage_snapshot(
         root, task, stage, command, captured_by, recommended_next, body_file,
@@ -236,21 +237,23 @@ def save_stage_snapshot(
     body_file: PathLike,
     options_file: PathLike | None = None,
     captured_at: str | None = None,
-) -> tuple[str, int] | None:
-    """write_stage_snapshot, returning the path and the number of secrets redacted."""
+) -> tuple[str, int, str | None] | None:
+    """write_stage_snapshot, returning the path, the number of secrets redacted and,
+    when the write started a knowledge base, its datarim/ directory."""
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
     timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
-    check_task_flag(task)
-    stamp = captured_at or now_utc()
     options_path = os.fspath(options_file) if options_file is not None else ""
     body_path = os.fspath(body_file)
+    fsops.one_stdin(("--body-file", body_path), ("--options-file", options_path))
+    check_task_flag(task)
+    stamp = captured_at or now_utc()
     if options_path:
         fsops.require_readable(options_path, "--options-file")
     fsops.require_readable(body_path, "--body-file")
     try:
-        options = fsops.read_prefix(options_path, OPTIONS_READ_LIMIT) if options_path else None
-        body = fsops.read_prefix(body_path, BODY_READ_LIMIT)
+        options = fsops.read_input(options_path, OPTIONS_READ_LIMIT) if options_path else None
+        body = fsops.read_input(body_path, BODY_READ_LIMIT)
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
     extra = anchor.frontmatter(anchor.probe(os.fspath(root)))
@@ -258,12 +261,13 @@ def save_stage_snapshot(
         task, stage, command, captured_by, recommended_next, stamp, options, body, extra,
         redact=redaction_enabled(),
     )  # fmt: skip
+    new_kb = fsops.new_knowledge_base(os.fspath(root))
     path = publish_snapshot(root, task, content, timeout)
     if os.path.isdir(journal_directory(task)):  # only a test harness makes one
         from . import journal
 
         journal.append(task, stage, stamp, body_path, content)
-    return path, redacted
+    return path, redacted, new_kb
 
 
 def journal_directory(task: str) -> str:

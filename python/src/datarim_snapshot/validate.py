@@ -10,10 +10,10 @@ from .errors import MalformedError, MissingError, RefusedError, UsageError
 from .frontmatter import Fields, key_of, open_frontmatter, text
 from .records import Record
 from .rules import (
-    BAD_TASK,
     CAP,
     MARKER,
     REFERENCE_MARKER,
+    bad_task,
     is_captured_by,
     is_stage,
     is_timestamp,
@@ -271,7 +271,7 @@ def validate_stage_snapshot(task: str, root: str | None = None) -> str:
 def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageSnapshot]:
     """validate_stage_snapshot, also handing back the validated fields: (path, snapshot)."""
     if not task_id_ok(task):
-        raise UsageError(BAD_TASK, code=3)
+        raise UsageError(bad_task(task), code=3)
     from .roots import reader_root
 
     root = reader_root(root)

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Entry point: this project's hooks into a Claude Code settings.json or a
+# Codex hooks.json. Flags: see scripts/lib/install-hooks.sh.
+set -euo pipefail
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/install-hooks.sh
+. "$here/../scripts/lib/install-hooks.sh"
+status=0
+install_hooks_main "$@" || status=$?
+exit "$status"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Entry point for the UserPromptSubmit hook of Claude Code and Codex: the
+# hook's JSON payload on stdin; records a /dr-<stage> turn for the Stop hook.
+# Never blocks a prompt: prints nothing, exits 0. See scripts/lib/prompt-hook.sh.
+set -euo pipefail
+trap '' PIPE
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/prompt-hook.sh
+# A broken installation still reads the payload: the runtime's write must not fail.
+. "$here/../scripts/lib/prompt-hook.sh" 2>/dev/null || { cat >/dev/null 2>&1; exit 0; }
+prompt_hook "$@" 2>/dev/null || :
+exit 0

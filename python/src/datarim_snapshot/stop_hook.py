@@ -1,0 +1,273 @@
+"""The Stop hook of Claude Code and Codex, twin of scripts/lib/stop-hook.sh.
+
+When a turn that began with a stage command (recorded by prompt_hook.py) ends in
+an answer with a CTA block, writes that task's snapshot through emit (emit.py),
+the whole answer as the body: no agent cooperation, no options file. The answer
+is the payload's last_assistant_message, or, without one (older CLIs), the last
+assistant entry in the last 262144 bytes of transcript_path. The task is the
+command's first argument when it is a task ID, else the one the CTA header
+names; stage and command (/dr-<stage>) come from the command; the knowledge
+base is found from the payload's cwd (spec §8). A turn without a
+record, stop_hook_active, DATARIM_DISABLE_SNAPSHOT=1 and
+DATARIM_DISABLE_STOP_HOOK=1 write nothing. Never blocks a turn: prints nothing,
+exits 0; a failure is one line in the hooks log (an answer without a CTA block
+is none). With no turn record pending in any session it reads the payload,
+unparsed, and returns.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import hook_state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import BinaryIO
+
+    from .console import Console
+
+HOOK = "stop-hook"
+TRANSCRIPT_TAIL = 262144
+
+
+def stop_hook(argv: Sequence[str], stdin: BinaryIO) -> None:
+    """The hook; its only output is the snapshot it writes and its log."""
+    state = hook_state.state_dir()
+    if argv:
+        hook_state.drain(stdin)
+        if state is not None:
+            hook_state.log(state, HOOK, "takes no arguments; nothing written")
+        return
+    disabled = "1" in (
+        os.environ.get("DATARIM_DISABLE_SNAPSHOT"),
+        os.environ.get("DATARIM_DISABLE_STOP_HOOK"),
+    )
+    if disabled or state is None or not hook_state.turns_pending(state):
+        hook_state.drain(stdin)
+        return
+    from .fsops import random15
+
+    answer = os.path.join(state, "turns", f".answer.{os.getpid()}.{random15()}")
+    try:
+        _capture(state, stdin, answer)
+    finally:
+        if os.path.lexists(answer):
+            os.unlink(answer)
+
+
+def _capture(state: str, stdin: BinaryIO, answer: str) -> None:
+    status, payload = hook_state.read_payload(stdin)
+    if payload is not None:
+        # The answer is saved as soon as it is read, as hook-fields.awk does.
+        kind, text = payload.text("last_assistant_message")
+        if kind == "s" and not _write_answer(answer, text):
+            payload, status = None, 4
+    if payload is None:
+        hook_state.log(state, HOOK, hook_state.payload_failure(status))
+        return
+    if payload.field("stop_hook_active")[0] == "t":
+        return
+    kind, session = payload.field("session_id")
+    if kind != "s":
+        hook_state.log(state, HOOK, "payload has no usable session_id")
+        return
+    path = hook_state.turn_file(state, session)
+    if path is None:
+        hook_state.log(state, HOOK, "session_id is not a safe file name")
+        return
+    if not os.path.lexists(path):
+        return
+    record = hook_state.read_turn(path)
+    hook_state.clear_turn(path)  # read once: whatever follows, the record is spent
+    if record is None:
+        hook_state.log(
+            state, HOOK, f"the turn record of session {session} is malformed; nothing written"
+        )
+        return
+    if record.turn and payload.field("turn_id") != ("s", record.turn):
+        hook_state.log(
+            state,
+            HOOK,
+            f"the turn record of session {session} is from another turn; nothing written",
+        )
+        return
+    kind, _ = payload.text("last_assistant_message")
+    if kind in ("-", "n"):
+        found, why = read_transcript_answer(payload.field("transcript_path"))
+        if found is not None and not _write_answer(answer, found):
+            found, why = None, hook_state.payload_failure(4)
+        if found is None:
+            hook_state.log(
+                state,
+                HOOK,
+                f"/dr-{record.stage}: no last_assistant_message, and {why}; nothing written",
+            )
+            return
+    elif kind != "s":
+        hook_state.log(
+            state,
+            HOOK,
+            f"/dr-{record.stage}: last_assistant_message is not a usable string; nothing written",
+        )
+        return
+    _emit(state, record, answer, payload.field("cwd"))
+
+
+def _write_answer(path: str, text: bytes) -> bool:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return False
+    try:
+        os.write(fd, text)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def read_transcript_answer(field: tuple[str, str]) -> tuple[bytes | None, str]:
+    """The answer in the tail of the transcript at field (transcript_path as
+    Payload.field gives it), or None and why not; the rules of
+    scripts/lib/transcript-tail.awk."""
+    kind, path = field
+    if kind != "s" or not path.startswith("/"):
+        return None, "no usable absolute transcript_path"
+    if os.path.islink(path):
+        return None, "transcript_path is a symlink"
+    if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        return None, "transcript_path is not a readable file"
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - TRANSCRIPT_TAIL))
+            tail = handle.read(TRANSCRIPT_TAIL)
+    except OSError:
+        return None, "transcript_path is not a readable file"
+    from .payload import load_payload
+
+    lines = tail.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # awk reads no record after the last newline
+    for line in reversed(lines):
+        if b'"assistant"' not in line:
+            continue
+        entry = load_payload(line)
+        if entry is None:
+            return None, "transcript_path has an entry that is not one strict JSON object"
+        parts = _assistant_parts(entry)
+        if parts is None:
+            continue
+        encoded = [hook_state.text_bytes(part) for part in parts]
+        if not parts or None in encoded:
+            return None, "the last assistant entry of transcript_path holds no usable text"
+        return b"\n".join(part for part in encoded if part is not None), ""
+    return None, f"no assistant entry in the last {TRANSCRIPT_TAIL} bytes of transcript_path"
+
+
+def _assistant_parts(entry: dict[str, object]) -> list[object] | None:
+    """The text parts of an assistant entry (Claude Code's or Codex's); None when
+    entry is no assistant entry."""
+    message = entry.get("message")
+    if entry.get("type") == "assistant" and isinstance(message, dict):
+        content = message.get("content")
+        if isinstance(content, str):
+            return [content]
+        return _parts(content, "text")
+    payload = entry.get("payload")
+    if (
+        entry.get("type") == "response_item"
+        and isinstance(payload, dict)
+        and payload.get("type") == "message"
+        and payload.get("role") == "assistant"
+    ):
+        return _parts(payload.get("content"), "output_text")
+    return None
+
+
+def _parts(content: object, want: str) -> list[object]:
+    if not isinstance(content, list):
+        return []
+    return [
+        part["text"]
+        for part in content
+        if isinstance(part, dict) and part.get("type") == want and isinstance(part.get("text"), str)
+    ]
+
+
+def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str, str]) -> None:
+    """The snapshot of the turn whose record was read, through emit."""
+    from .errors import DatarimError
+    from .rules import task_id_ok
+
+    what = f"/dr-{record.stage}" + (f" {record.task}" if record.task else "")
+    if record.task and not task_id_ok(record.task):
+        hook_state.log(
+            state, HOOK, f"{what}: the turn record's task is not a task ID; nothing written"
+        )
+        return
+    kind, directory = cwd
+    if kind != "s" or not directory.startswith("/") or not os.path.isdir(directory):
+        hook_state.log(
+            state, HOOK, f"{what}: the payload's cwd is not an absolute directory; nothing written"
+        )
+        return
+    from . import fsops
+    from .roots import is_knowledge_base
+    from .validate import find_root
+
+    root = find_root(directory)
+    if not is_knowledge_base(os.path.join(root, "datarim")):
+        hook_state.log(
+            state,
+            HOOK,
+            f"{what}: no datarim knowledge base at or above cwd; nothing written",
+        )
+        return
+    # A hook has a deadline (install-hooks gives Stop 30 s): wait less for a lock.
+    try:
+        timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
+    except DatarimError:
+        hook_state.log(
+            state,
+            HOOK,
+            f"{what}: DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds; nothing written",
+        )
+        return
+    from .emit import emit_stage_snapshot
+
+    try:
+        emit_stage_snapshot(
+            root=root,
+            task=record.task or None,
+            stage=record.stage,
+            command=f"/dr-{record.stage}",
+            response_file=answer,
+            captured_by="agent",
+            captured_at=hook_state.now(),
+            lock_timeout=timeout,
+        )
+    except DatarimError as exc:
+        if "has no CTA block" in exc.message:
+            return  # a turn whose answer has no CTA block (a question, say) owes no snapshot
+        hook_state.log(
+            state, HOOK, f"{what}: snapshot not written (exit {exc.code}): {exc.message}"
+        )
+
+
+def stop_hook_command(argv: Sequence[str], console: Console) -> int:
+    """Same effects as dev-tools/stop-hook.sh; always exit 0, nothing on stdout or stderr."""
+    if argv and argv[0] in ("-h", "--help"):
+        from .texts import usage
+
+        console.write(usage(HOOK))
+        return 0
+    try:  # noqa: SIM105 (contextlib costs an import)
+        stop_hook(argv, sys.stdin.buffer)
+    except Exception:  # whatever goes wrong, a turn is never blocked
+        pass
+    return 0

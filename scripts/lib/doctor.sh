@@ -1,0 +1,324 @@
+# shellcheck shell=bash
+# doctor: why something resumed or did not (docs/doctor.md). For the
+# workspace: the root the readers resolve and why (spec §8), whether it holds
+# a knowledge base, its active tasks (so what the SessionStart hook does),
+# every snapshot and session file with the validators' verdict, this
+# project's hooks installed for Claude Code and Codex, and the last lines of
+# the hooks' log. Every verdict comes from the validators and readers
+# themselves; nothing here is a second copy of a rule. Twin of
+# python/src/datarim_snapshot/doctor.py.
+#
+#   doctor_main [--root <dir>] [--json]     0 healthy, 1 something to fix, 2 usage
+#
+# Sourcing defines doctor_* functions (plus those of the libraries it loads)
+# and nothing else.
+
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_doctor=1 && shopt -u expand_aliases; fi
+
+_doctor_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/snapshot-resume.sh
+  . "$dir/snapshot-resume.sh"
+  # shellcheck source=scripts/lib/session-handoff-validator.sh
+  . "$dir/session-handoff-validator.sh"
+  # shellcheck source=scripts/lib/hook-state.sh
+  . "$dir/hook-state.sh"
+}
+_doctor_load
+unset -f _doctor_load
+
+# doctor_shown <text> <out-var>: <text> fit for one record field: control
+# characters (a TAB, a line end among them) as "?", as the report shows them.
+doctor_shown() {
+  local LC_ALL=C
+  printf -v "$2" '%s' "${1//[$'\001'-$'\037'$'\177']/?}"
+}
+
+# doctor_record <field>...: appends one TAB-separated record to the caller's
+# doctor_records, each field passed through doctor_shown.
+doctor_record() {
+  local field shown_field line=''
+  for field in "$@"; do
+    doctor_shown "$field" shown_field
+    line=$line${line:+$'\t'}$shown_field
+  done
+  doctor_records=$doctor_records$line$'\n'
+}
+
+# doctor_problem <text>: one thing to fix.
+doctor_problem() {
+  doctor_record problem "$1"
+}
+
+# doctor_resume_of <root> <task> <out-var>: what the SessionStart hook hands
+# the agent for the one active task: the replay of its snapshot when that is
+# valid (the resume's own reader decides), else its legacy context (which
+# always holds datarim/activeContext.md, where the task is listed).
+doctor_resume_of() {
+  local state=missing status=0 after='after /clear, a compaction or a resume'
+  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
+  local dr_stage='' dr_command='' dr_captured_at='' dr_captured_by='' dr_recommended_next=''
+  # shellcheck disable=SC2034
+  local dr_options='' dr_option_count='' dr_size_bytes='' dr_truncated='' dr_extra='' dr_body='' dr_text=''
+  resume_read_snapshot "$1" "$2" dr || status=$?
+  if [ "$status" -eq 0 ]; then
+    printf -v "$3" '%s' "the SessionStart hook resumes it from its snapshot $after"
+    return 0
+  fi
+  [ "$status" -ne 2 ] || state=invalid
+  printf -v "$3" '%s' "the SessionStart hook resumes it from its legacy context $after (its snapshot is $state)"
+}
+
+# doctor_active <root>: the active tasks and what the SessionStart hook makes of them.
+doctor_active() {
+  local active count=0 id resume IFS=$' \t\n'
+  resume_active_tasks "$1" active
+  for id in $active; do count=$((count + 1)); done
+  if [ "$count" -eq 1 ]; then
+    doctor_resume_of "$1" "$active" resume
+  elif [ "$count" -gt 1 ]; then
+    resume="the SessionStart hook stays silent: it resumes only a single active task, and there are $count (pass --task <ID> to resume-task)"
+  elif [ -f "$1/datarim/activeContext.md" ]; then
+    resume='the SessionStart hook stays silent: datarim/activeContext.md lists no task under "## Active Tasks"'
+  else
+    resume='the SessionStart hook stays silent: there is no datarim/activeContext.md'
+  fi
+  doctor_record tasks "$active" "$resume"
+}
+
+# doctor_artefacts <root> <kind>: every <name>.<kind>.md of datarim/<kind>s/,
+# by name, with the validator's verdict.
+doctor_artefacts() {
+  local LC_ALL=C folder=datarim/$2s dir file name id msg status detail
+  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
+  local da_stage='' da_command='' da_captured_at='' da_captured_by='' da_recommended_next=''
+  # shellcheck disable=SC2034
+  local da_options='' da_option_count='' da_size_bytes='' da_truncated='' da_extra='' da_body='' da_text=''
+  dir=$1/$folder
+  if [ -L "$dir" ]; then
+    doctor_record dir "$2s" symlink
+    doctor_problem "$folder is a symlink: every reader refuses it"
+    return 0
+  fi
+  if [ ! -e "$dir" ]; then
+    doctor_record dir "$2s" absent
+    return 0
+  fi
+  if [ ! -d "$dir" ] || [ ! -r "$dir" ] || [ ! -x "$dir" ]; then
+    doctor_record dir "$2s" unreadable
+    doctor_problem "$folder cannot be read"
+    return 0
+  fi
+  doctor_record dir "$2s" read
+  for file in "$dir"/*."$2".md; do
+    { [ -e "$file" ] || [ -L "$file" ]; } || continue
+    name=${file##*/}
+    id=${name%."$2".md}
+    if [ "$2" = snapshot ]; then dr_task_id_ok "$id"; else dr_session_id_ok "$id"; fi || {
+      if [ "$2" = snapshot ]; then detail='a task ID'; else detail='a session ID'; fi
+      doctor_record file "$2s" "$name" ignored "its name is not $detail: no reader looks at it"
+      continue
+    }
+    status=0
+    detail=''
+    if [ "$2" = snapshot ]; then
+      snapshot_read_file "$file" "$id" msg da || status=$?
+      detail="$da_stage, $da_captured_at"
+    else
+      session_check_file "$file" "$id" msg || status=$?
+    fi
+    if [ "$status" -eq 0 ]; then
+      doctor_record file "$2s" "$name" valid "$detail"
+    else
+      doctor_record file "$2s" "$name" invalid "$msg"
+      doctor_problem "$folder/$name $msg"
+    fi
+  done
+}
+
+# doctor_program_fault <program> <out-var>: why the program of a hook command
+# would not run; empty when it would, or when that cannot be told here (a
+# variable in its path, a path relative to the runtime's working directory).
+doctor_program_fault() {
+  local program=$1 entry rest
+  printf -v "$2" '%s' ''
+  case $program in *'$'*) return 0 ;; esac
+  # shellcheck disable=SC2088 # the literal "~/" a command names, which its shell expands
+  case $program in '~/'*)
+    case ${HOME:-} in /*) program=$HOME${program#'~'} ;; *) return 0 ;; esac
+    ;;
+  esac
+  case $program in
+    */*) ;;
+    *)
+      rest=${PATH:-}:
+      while [ -n "$rest" ]; do
+        entry=${rest%%:*}
+        rest=${rest#*:}
+        [ -f "${entry:-.}/$program" ] && [ -x "${entry:-.}/$program" ] && return 0
+      done
+      printf -v "$2" '%s is not on PATH' "$program"
+      return 0
+      ;;
+  esac
+  case $program in /*) ;; *) return 0 ;; esac
+  if [ ! -f "$program" ]; then
+    printf -v "$2" '%s is missing' "$program"
+  elif [ ! -x "$program" ]; then
+    printf -v "$2" '%s is not executable' "$program"
+  fi
+}
+
+# doctor_hook_file <runtime> <file>: our hooks in one settings file
+# (doctor-hooks.awk reads it as install-hooks does), in the file's order.
+doctor_hook_file() {
+  local LC_ALL=C dir out status=0 state line kind event hook program command fault want
+  local claude=0 nl=$'\n'
+  [ "$1" = claude ] && claude=1
+  if [ ! -e "$2" ] && [ ! -L "$2" ]; then
+    doctor_record hookfile "$1" "$2" absent ''
+    return 0
+  fi
+  if [ ! -f "$2" ]; then
+    state='not a regular file'
+  elif [ ! -r "$2" ]; then
+    state='cannot be read'
+  else
+    dr_lib_dir_into dir
+    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude \
+      awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
+      status=$?
+    state=${out%%"$nl"*}
+    [ "$status" -eq 0 ] || state=json
+    case $state in
+      read) state='' ;;
+      big) state='over 1 MiB, not read' ;;
+      dup) state='repeats a name in an object' ;;
+      *) state='not one strict JSON object' ;;
+    esac
+  fi
+  if [ -n "$state" ]; then
+    doctor_record hookfile "$1" "$2" unreadable "$state"
+    doctor_problem "$2: $state"
+    return 0
+  fi
+  doctor_record hookfile "$1" "$2" read ''
+  out=${out#read}
+  out=${out#"$nl"}
+  while IFS=$'\t' read -r kind event hook program command; do
+    case $kind in
+      H)
+        doctor_program_fault "$program" fault
+        case $hook in
+          session-start-hook) want=SessionStart ;;
+          prompt-hook) want=UserPromptSubmit ;;
+          *) want=Stop ;;
+        esac
+        if [ -z "$fault" ] && [ "$event" != "$want" ]; then
+          fault="it runs on $event; $hook belongs to $want"
+        fi
+        doctor_record hook "$event" "$hook" "$command" "$fault"
+        [ -z "$fault" ] || doctor_problem "$2: $event $hook: $fault"
+        ;;
+      P) doctor_record plugin "$event" "$hook" ;;
+    esac
+  done <<<"$out"
+}
+
+# doctor_hooks <root>: the settings files the runtimes read, ours in each.
+doctor_hooks() {
+  local home=${HOME:-} codex=${CODEX_HOME:-}
+  case $home in /*) ;; *) home='' ;; esac
+  [ -n "$codex" ] || codex=${home:+$home/.codex}
+  [ -z "$home" ] || doctor_hook_file claude "$home/.claude/settings.json"
+  doctor_hook_file claude "$1/.claude/settings.json"
+  doctor_hook_file claude "$1/.claude/settings.local.json"
+  [ -z "$codex" ] || doctor_hook_file codex "$codex/hooks.json"
+  doctor_hook_file codex "$1/.codex/hooks.json"
+}
+
+# doctor_log: the lines of the hooks' log in its last 64 KiB (a line cut by
+# that edge left out); doctor-render.awk shows the last ones.
+doctor_log() {
+  local LC_ALL=C state file size tail_text line
+  if ! hook_state_dir state; then
+    doctor_record log '' no-state-dir
+    return 0
+  fi
+  file=$state/hooks.log
+  if [ ! -e "$file" ]; then
+    doctor_record log "$file" absent
+    return 0
+  fi
+  if [ ! -f "$file" ] || [ ! -r "$file" ]; then
+    doctor_record log "$file" unreadable
+    return 0
+  fi
+  size=$(wc -c <"$file" 2>/dev/null) || size=0
+  size=${size//[!0123456789]/}
+  # The trailing "x" keeps the last line end; a NUL cannot live in a variable.
+  tail_text=$(tail -c 65536 -- "$file" 2>/dev/null | tr '\000' '\001'; printf x)
+  tail_text=${tail_text%x}
+  if [ "${size:-0}" -gt 65536 ]; then
+    case $tail_text in *$'\n'*) tail_text=${tail_text#*$'\n'} ;; *) tail_text='' ;; esac
+  fi
+  if [ -z "$tail_text" ]; then
+    doctor_record log "$file" empty
+    return 0
+  fi
+  doctor_record log "$file" read
+  while IFS= read -r line; do
+    doctor_record logline "$line"
+  done <<<"${tail_text%$'\n'}"
+}
+
+# doctor_main: doctor's command line (see the top).
+doctor_main() { dr_call doctor_main_body "$@"; } # with our shell options
+doctor_main_body() {
+  local prog=doctor status=0 root reason abs dir out doctor_records=''
+  local opt_root='' opt_json=''
+  dr_parse_flags "$prog" "--root= --json" "" "$@" || status=$?
+  if [ "$status" -eq 4 ]; then
+    dr_usage doctor
+    return 0
+  fi
+  [ "$status" -eq 0 ] || return 2
+  if [ -n "$opt_root" ]; then
+    if [ ! -d "$opt_root" ]; then
+      dr_err "$prog" "--root is not a directory"
+      return 2
+    fi
+    root=$opt_root
+    reason=given
+  else
+    dr_discover_root root reason
+  fi
+  abs=$(cd -P -- "$root" 2>/dev/null && pwd) || abs=$root
+  doctor_record root "$abs" "$reason"
+  if dr_is_knowledge_base "$abs/datarim"; then
+    doctor_record kb "$abs/datarim" 1
+  else
+    doctor_record kb "$abs/datarim" 0
+    doctor_problem "no knowledge base in $abs/datarim: nothing here resumes"
+  fi
+  doctor_active "$abs"
+  doctor_artefacts "$abs" snapshot
+  doctor_artefacts "$abs" session
+  doctor_hooks "$abs"
+  doctor_log
+  dr_lib_dir_into dir
+  status=0
+  out=$(printf '%s' "$doctor_records" | DR_FORMAT=${opt_json:+json} LC_ALL=C \
+    awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-render.awk" && printf .) || status=$?
+  # A stdout that cannot be written is bash's to report; the code stays.
+  printf '%s' "${out%.}" || :
+  [ "$status" -eq 0 ] || return 1
+  case $doctor_records in *$'\n'problem$'\t'* | problem$'\t'*) return 1 ;; esac
+  return 0
+}
+
+[ -z "${_dr_aliases_doctor-}" ] || shopt -s expand_aliases
+unset _dr_aliases_doctor

@@ -1,0 +1,98 @@
+# shellcheck shell=bash
+# The UserPromptSubmit hook of Claude Code and Codex (spec §9): records the
+# turn's stage command for the Stop hook (stop-hook.sh), which captures the
+# snapshot when the turn ends. The transcript is not always written yet when
+# Stop runs, so the prompt is taken here, as typed.
+#
+#   prompt_hook < payload.json
+#
+# A prompt whose first word is /dr-<stage> (or Codex's /prompts:dr-<stage>),
+# <stage> one of the writer's stages, replaces the session's turn record
+# (hook-state.sh) with its stage, its first argument when that is a task ID
+# and the payload's turn_id; any other prompt removes the record, so a
+# record never outlives its turn into a later, plain one. Never blocks a
+# prompt: it prints nothing and returns 0; a failure is one line in the
+# hooks log. Twin of python/src/datarim_snapshot/prompt_hook.py. Sourcing
+# defines prompt_hook* functions (plus those of hook-state.sh) and nothing else.
+
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_prompt_hook=1 && shopt -u expand_aliases; fi
+
+_prompt_hook_load() {
+  local dir=${BASH_SOURCE[0]}
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/hook-state.sh
+  . "$dir/hook-state.sh"
+}
+_prompt_hook_load
+unset -f _prompt_hook_load
+
+# prompt_hook [-h|--help]: the hook (see the top). Always returns 0.
+prompt_hook() {
+  hook_load_common
+  dr_call prompt_hook_body "$@" # with our shell options
+}
+prompt_hook_body() {
+  local state fields status=0 msg='' line sid turn command stage task file
+  case ${1:-} in -h | --help)
+    dr_usage prompt-hook
+    return 0
+    ;;
+  esac
+  if [ $# -gt 0 ]; then
+    hook_drain
+    if hook_state_dir state; then hook_log "$state" prompt-hook "takes no arguments; nothing recorded"; fi
+    return 0
+  fi
+  if [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] || [ "${DATARIM_DISABLE_STOP_HOOK:-}" = 1 ] ||
+    ! hook_state_dir state; then
+    hook_drain
+    return 0
+  fi
+  hook_read_payload fields "session_id turn_id" '' '' prompt || status=$?
+  if [ "$status" -ne 0 ]; then
+    hook_payload_failure "$status" msg
+    hook_turns_clear_all "$state" msg
+    hook_log "$state" prompt-hook "$msg"
+    return 0
+  fi
+  hook_line "$fields" 1 line
+  sid=${line#s}
+  if [ "$line" = "$sid" ]; then
+    msg="payload has no usable session_id"
+  elif ! hook_turn_file "$state" "$sid" file; then
+    msg="session_id is not a safe file name"
+  fi
+  if [ -n "$msg" ]; then
+    hook_turns_clear_all "$state" msg
+    hook_log "$state" prompt-hook "$msg"
+    return 0
+  fi
+  hook_line "$fields" 3 command
+  case $command in
+    p)
+      hook_turn_clear "$file"
+      return 0
+      ;;
+    c*) ;;
+    *)
+      hook_turn_clear "$file"
+      hook_log "$state" prompt-hook "payload has no usable prompt; nothing recorded"
+      return 0
+      ;;
+  esac
+  command=${command#c}
+  stage=${command%% *}
+  task=${command#* }
+  hook_line "$fields" 2 turn
+  case $turn in s*) turn=${turn#s} ;; *) turn='' ;; esac
+  if ! hook_turn_write "$file" "$stage" "$task" "$turn"; then
+    hook_turn_clear "$file"
+    hook_log "$state" prompt-hook "cannot write the turn record of session $sid; /dr-$stage not recorded"
+  fi
+  return 0
+}
+
+[ -z "${_dr_aliases_prompt_hook-}" ] || shopt -s expand_aliases
+unset _dr_aliases_prompt_hook
