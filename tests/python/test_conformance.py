@@ -70,14 +70,19 @@ def test_failsafe_an_implementation_that_does_nothing_fails_the_corpus() -> None
     8th case (make test-full: all of them); each suite has 12 or more."""
     sample = every_nth(CASES, 8)
     noop = command_runner(NOOP)
-    passing = [case for case in sample if not mismatches(case, run_case(case, noop))]
-    # Only cases whose whole expectation is "exit 0, no output, nothing written" may pass.
-    for case in passing:
-        expect = case.path / "expect"
-        assert (expect / "exit").read_text().strip() == "0"
-        assert not any((expect / entry).exists() for entry in ("stdout", "stderr", "files"))
+    passing = {case.id for case in sample if not mismatches(case, run_case(case, noop))}
+    # Only cases whose whole expectation is "exit 0, no output, nothing written" may pass
+    # (a hook that must stay silent has many); every other one fails.
+    assert passing <= {case.id for case in sample if _expects_no_effect(case)}
     assert {case.suite.name for case in sample} == {suite.name for suite in load_suites()}
-    assert len(passing) < len(sample) / 10
+    assert len(passing) < len(sample) / 4
+
+
+def _expects_no_effect(case: Case) -> bool:
+    expect = case.path / "expect"
+    return (expect / "exit").read_text().strip() == "0" and not any(
+        (expect / entry).exists() for entry in ("stdout", "stderr", "files")
+    )
 
 
 def test_corpus_needs_no_empty_directories() -> None:
