@@ -86,10 +86,11 @@ install:
 restore:
 	dev-tools/install.sh --restore
 
-## make stress: the crash and archive-race tests at ten times make test's rounds.
+## make stress: the crash, archive-race and Ctrl-C tests at many times make test's rounds.
 stress: $(STAMP)
-	DATARIM_CRASH_ROUNDS=320 DATARIM_ARCHIVE_ROUNDS=60 \
-	  $(PYTEST) tests/python/test_crash_consistency.py tests/python/test_archive_concurrency.py
+	DATARIM_CRASH_ROUNDS=320 DATARIM_ARCHIVE_ROUNDS=60 DATARIM_INTERRUPT_ROUNDS=200 \
+	  $(PYTEST) tests/python/test_crash_consistency.py tests/python/test_archive_concurrency.py \
+	  tests/python/test_interrupt.py
 
 clean:
 	rm -rf $(VENV) .bench .busybox

@@ -651,6 +651,15 @@ dr_lock_path_ok() {
   fi
 }
 
+# dr_end_on_interrupt: for an entry point's own shell, never a sourcing
+# caller's. Ctrl-C then ends it by SIGINT at once: without a trap bash loses a
+# SIGINT that lands between a child's fork and its exec (it waits for the
+# child, which exits as if it had handled the signal), and a writer waiting
+# for a lock would wait on for its whole timeout.
+dr_end_on_interrupt() {
+  trap 'trap - INT; kill -s INT "$$"' INT
+}
+
 # dr_lock_acquire <program> <lock-dir> <timeout-seconds>: takes the lock,
 # polling every 20 ms; 0 held, 1 cannot lock, 3 timed out. A live writer's
 # lock is never broken; an orphaned one is taken over (see above).
@@ -666,10 +675,16 @@ dr_lock_acquire() {
     # When mkdir fails, a second one says why: "File exists" (a lock is
     # there: wait, or refuse what is no lock) or any other failure (a full
     # disk, a read-only one), which is final at once, as Python's OSError is.
-    # (Only a contended poll pays for the second; it may also succeed.)
+    # A lock already there is seen without a fork: bash loses a Ctrl-C that
+    # lands between a child's fork and its exec (it waits for the child, which
+    # exits 1 as if it had handled the signal), and a contended poll would
+    # fork a short child 50 times a second.
     mkdir_error=
-    if LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null ||
-      mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1); then
+    if [ -d "$lock" ] && [ ! -L "$lock" ]; then
+      mkdir_error='File exists'
+    fi
+    if [ -z "$mkdir_error" ] && { LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null ||
+      mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1); }; then
       status=0
       dr_lock_commit "$lock" "$record" || status=$?
       [ "$status" -eq 0 ] && return 0

@@ -123,7 +123,7 @@ install_hooks_main_body() {
   fi
   dr_lib_dir_into dir
   out=$(
-    if [ "$new" = 1 ]; then :; else tr '\000\002' '\001\001' <"$file"; fi |
+    if [ "$new" = 1 ]; then :; else tr '\000\002' '\001\001' <"$file" 2>/dev/null; fi |
       DR_SPLICE_NEW=$new DR_SPLICE_SESSION_START=${template//\{hook\}/session-start-hook} \
         DR_SPLICE_PROMPT=${template//\{hook\}/prompt-hook} DR_SPLICE_STOP=${template//\{hook\}/stop-hook} \
         LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/hooks-splice.awk" -f "$dir/hook-payload.awk" 2>/dev/null
