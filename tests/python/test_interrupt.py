@@ -112,7 +112,9 @@ def test_ctrl_c_at_any_moment_of_the_wait_ends_the_writer(tmp_path: Path, impl: 
             if impl == "bash"
             else [sys.executable, "-m", "datarim_snapshot", "emit"]
         )
-        env = dict(os.environ, PYTHONPATH=str(REPO / "python" / "src"), DR_SNAPSHOT_LOCK_TIMEOUT="60")
+        env = dict(
+            os.environ, PYTHONPATH=str(REPO / "python" / "src"), DR_SNAPSHOT_LOCK_TIMEOUT="60"
+        )
         writer = subprocess.Popen(
             command + _flags("emit", root, tmp_path),
             stdout=subprocess.DEVNULL,
