@@ -26,7 +26,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 SHOWN_HOME = "/home/op"
-MARKER = re.compile(r"^<!-- readme-(file|example|output): (\S+) -->\n```[^\n]*\n(.*?)^```$", re.M | re.S)
+MARKER = re.compile(
+    r"^<!-- readme-(file|example|output): (\S+) -->\n```[^\n]*\n(.*?)^```$",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 def _marked(text: str) -> list[tuple[str, str, str]]:
@@ -35,14 +38,20 @@ def _marked(text: str) -> list[tuple[str, str, str]]:
 
 
 def _blocks(kind: str, name: str | None = None) -> list[str]:
-    return [body for k, n, body in _marked(README.read_text(encoding="utf-8")) if k == kind and name in (None, n)]
+    return [
+        body
+        for k, n, body in _marked(README.read_text(encoding="utf-8"))
+        if k == kind and name in (None, n)
+    ]
 
 
 def _sandbox(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     home = tmp_path.resolve() / "home"
     home.mkdir()
     (home / "datarim-snapshots").symlink_to(REPO)
-    for _, path, body in (m for m in _marked(README.read_text(encoding="utf-8")) if m[0] == "file"):
+    for _, path, body in (
+        m for m in _marked(README.read_text(encoding="utf-8")) if m[0] == "file"
+    ):
         target = home / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body, encoding="utf-8")
@@ -63,7 +72,9 @@ def _session(console: str) -> list[tuple[str, str]]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        assert line.startswith("$ "), f"console block: output before any command: {line!r}"
+        assert line.startswith("$ "), (
+            f"console block: output before any command: {line!r}"
+        )
         command = line[2:]
         while command.rstrip("\n").endswith("\\"):
             i += 1
@@ -77,14 +88,22 @@ def _session(console: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _run_console(console: str, home: Path, env: dict[str, str]) -> list[tuple[str, str, str]]:
+def _run_console(
+    console: str, home: Path, env: dict[str, str]
+) -> list[tuple[str, str, str]]:
     """Runs the session in one bash (cd and export carry over): (command, expected, got)."""
     pairs = _session(console)
     script = ""
     for n, (command, _) in enumerate(pairs):
         script += f"printf '@@readme {n}@@\\n'\n{{ {command}\n}} 2>&1\nprintf '@@status %s@@\\n' \"$?\"\n"
     done = subprocess.run(
-        ["bash", "-c", script], cwd=home, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=120
+        ["bash", "-c", script],
+        check=False,
+        cwd=home,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
     )
     assert done.stderr == b"", done.stderr.decode(errors="replace")
     got = done.stdout.decode("utf-8").replace(str(home), SHOWN_HOME)
@@ -92,7 +111,13 @@ def _run_console(console: str, home: Path, env: dict[str, str]) -> list[tuple[st
     for n, (command, expected) in enumerate(pairs):
         part = got.split(f"@@readme {n}@@\n", 1)[1].split("@@status ", 1)
         status = part[1].split("@@", 1)[0]
-        results.append((command, expected, part[0] + ("" if status == "0" else f"[exit {status}]\n")))
+        results.append(
+            (
+                command,
+                expected,
+                part[0] + ("" if status == "0" else f"[exit {status}]\n"),
+            )
+        )
     return results
 
 
@@ -105,7 +130,9 @@ def test_the_readme_marks_a_bash_and_a_python_example() -> None:
 
 def test_the_bash_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
     home, env = _sandbox(tmp_path)
-    for command, expected, got in _run_console(_blocks("example", "bash")[0], home, env):
+    for command, expected, got in _run_console(
+        _blocks("example", "bash")[0], home, env
+    ):
         assert got == expected, f"README command: $ {command}"
 
 
@@ -113,6 +140,7 @@ def test_the_python_example_prints_what_the_readme_shows(tmp_path: Path) -> None
     home, env = _sandbox(tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", _blocks("example", "python")[0]],
+        check=False,
         cwd=home / "ws",
         env=env,
         stdin=subprocess.DEVNULL,
@@ -126,9 +154,25 @@ def test_the_python_example_prints_what_the_readme_shows(tmp_path: Path) -> None
 
 def test_the_python_example_leaves_a_valid_snapshot(tmp_path: Path) -> None:
     home, env = _sandbox(tmp_path)
-    subprocess.run([sys.executable, "-c", _blocks("example", "python")[0]], cwd=home / "ws", env=env, check=True,
-                   capture_output=True, timeout=60)
+    subprocess.run(
+        [sys.executable, "-c", _blocks("example", "python")[0]],
+        cwd=home / "ws",
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert (home / "ws/datarim/snapshots/TUNE-0040.snapshot.md").is_file()
-    check = subprocess.run([str(REPO / "dev-tools/check-stage-snapshot-on-exit.sh"), "--task", "TUNE-0040"],
-                           cwd=home / "ws", env=env, capture_output=True, timeout=60)
+    check = subprocess.run(
+        [
+            str(REPO / "dev-tools/check-stage-snapshot-on-exit.sh"),
+            "--task",
+            "TUNE-0040",
+        ],
+        check=False,
+        cwd=home / "ws",
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
     assert (check.returncode, check.stderr) == (0, b"")
