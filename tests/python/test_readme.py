@@ -49,9 +49,7 @@ def _sandbox(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     home = tmp_path.resolve() / "home"
     home.mkdir()
     (home / "datarim-snapshots").symlink_to(REPO)
-    for _, path, body in (
-        m for m in _marked(README.read_text(encoding="utf-8")) if m[0] == "file"
-    ):
+    for _, path, body in (m for m in _marked(README.read_text(encoding="utf-8")) if m[0] == "file"):
         target = home / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(body, encoding="utf-8")
@@ -72,9 +70,7 @@ def _session(console: str) -> list[tuple[str, str]]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        assert line.startswith("$ "), (
-            f"console block: output before any command: {line!r}"
-        )
+        assert line.startswith("$ "), f"console block: output before any command: {line!r}"
         command = line[2:]
         while command.rstrip("\n").endswith("\\"):
             i += 1
@@ -88,14 +84,13 @@ def _session(console: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _run_console(
-    console: str, home: Path, env: dict[str, str]
-) -> list[tuple[str, str, str]]:
+def _run_console(console: str, home: Path, env: dict[str, str]) -> list[tuple[str, str, str]]:
     """Runs the session in one bash (cd and export carry over): (command, expected, got)."""
     pairs = _session(console)
     script = ""
     for n, (command, _) in enumerate(pairs):
-        script += f"printf '@@readme {n}@@\\n'\n{{ {command}\n}} 2>&1\nprintf '@@status %s@@\\n' \"$?\"\n"
+        script += f"printf '@@readme {n}@@\\n'\n{{ {command}\n}} 2>&1\n"
+        script += "printf '@@status %s@@\\n' \"$?\"\n"
     done = subprocess.run(
         ["bash", "-c", script],
         check=False,
@@ -130,9 +125,7 @@ def test_the_readme_marks_a_bash_and_a_python_example() -> None:
 
 def test_the_bash_example_prints_what_the_readme_shows(tmp_path: Path) -> None:
     home, env = _sandbox(tmp_path)
-    for command, expected, got in _run_console(
-        _blocks("example", "bash")[0], home, env
-    ):
+    for command, expected, got in _run_console(_blocks("example", "bash")[0], home, env):
         assert got == expected, f"README command: $ {command}"
 
 
