@@ -13,7 +13,7 @@ all: test
 
 # pip 26.2 or later writes console scripts that do not import re (~10 ms a call);
 # compiled bytecode spares every command its compile where PYTHONDONTWRITEBYTECODE
-# is set (README "Speed").
+# is set (docs/performance.md).
 $(STAMP): python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check --upgrade 'pip>=26.2'
