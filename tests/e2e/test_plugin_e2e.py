@@ -22,7 +22,6 @@ def test_plugin_validate_passes_on_the_repository(sandbox: Sandbox) -> None:
     run = claude.claude("plugin", "validate", ".", cwd=REPO)
     output = run.stdout + run.stderr
     assert "✔ Validation passed" in output, str(run)
-    assert "error" not in output.lower(), str(run)
     # The one finding is of the separate checks for Anthropic's plugin catalog,
     # which "do not change the result": the plugin has no icon.
     assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == ["ICON_MISSING"], str(run)
