@@ -222,6 +222,11 @@ class Agent:
         """The model's answer as the Stop payload's last_assistant_message has it."""
         return answer
 
+    def hook_context(self, request: Request) -> list[str]:
+        """The texts of the request where the CLI puts a SessionStart hook's
+        additionalContext (CONTRACT §9)."""
+        raise NotImplementedError
+
 
 class Claude(Agent):
     name = "claude"
@@ -244,6 +249,12 @@ class Claude(Agent):
         # Claude Code drops the answer's final newline (seen with 2.1.328); the
         # snapshot's body is the answer as the hook receives it.
         return answer.rstrip("\n")
+
+    def hook_context(self, request: Request) -> list[str]:
+        # 2.1.328: a text block of its own, "SessionStart hook additional
+        # context: <the text>", in a message of role "system".
+        return [text for text in self.context_of(request)
+                if text.startswith("SessionStart hook additional context: ")]
 
     def claude(self, *args: str, cwd: Path | None = None) -> Run:
         return self.box.run([str(NODE_BIN / "claude"), *args], self.cli_env(), cwd)
@@ -271,6 +282,13 @@ class Codex(Agent):
 
     def cli_env(self) -> dict[str, str]:
         return {"CODEX_HOME": str(self.box.codex_home), "DATARIM_E2E_API_KEY": "sk-fake"}
+
+    def hook_context(self, request: Request) -> list[str]:
+        # A developer message of the Responses input.
+        items = request.body.get("input", []) if isinstance(request.body, dict) else []
+        return [text for item in items
+                if isinstance(item, dict) and item.get("role") == "developer"
+                for text in _strings(item.get("content"))]
 
     def codex(self, *args: str) -> Run:
         return self.box.run([str(NODE_BIN / "codex"), *args], self.cli_env())

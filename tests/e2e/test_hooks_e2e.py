@@ -132,7 +132,7 @@ def test_resume_hands_the_model_the_replay_prompt(sandbox: Sandbox, cli: str, im
     assert not any(replay in text for text in agent.context_of(first.requests[-1]))
     run = agent.resume("carry on", "Carrying on.")
     assert run.stdout.strip() == "Carrying on.", str(run)
-    texts = agent.context_of(run.requests[-1])
+    texts = agent.hook_context(run.requests[-1])
     assert any(replay in text for text in texts), (
         "the resumed session's model request lacks the replay prompt:\n" + replay
     )

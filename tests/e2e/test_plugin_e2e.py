@@ -57,7 +57,7 @@ def test_plugin_hooks_capture_and_resume(sandbox: Sandbox) -> None:
     assert_stage_snapshot(sandbox, claude)
     replay = resume_text(sandbox.ws)
     run = claude.resume("carry on", "Carrying on.")
-    assert any(replay in text for text in claude.context_of(run.requests[-1])), (
+    assert any(replay in text for text in claude.hook_context(run.requests[-1])), (
         "the resumed session's model request lacks the replay prompt"
     )
     assert STAGE_ANSWER.strip() in sandbox.snapshot.read_text()
