@@ -34,7 +34,7 @@ RUN_TIMEOUT = 180
 STAGE_ANSWER = (REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md").read_text()
 
 # Claude Code's switches for everything that is not the model call (see
-# docs/e2e.md): updates, telemetry, error reports, surveys.
+# docs/e2e.md): updates, telemetry, error reports, the /bug command.
 CLAUDE_QUIET = {
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     "DISABLE_AUTOUPDATER": "1",
