@@ -7,7 +7,7 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 VENV_PATH := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
 .PHONY: all test test-full suites lint bats bats-busybox pytest pytest-corpus pytest-rest \
-	demo bench bench-load fuzz stress venv clean install restore
+	demo bench bench-load fuzz stress venv clean install restore e2e
 
 all: test
 
@@ -58,6 +58,21 @@ pytest-corpus: $(STAMP)
 pytest-rest: $(STAMP)
 	$(PYTEST) tests/python --ignore=tests/python/test_conformance.py
 
+## make e2e: the hooks in the real Claude Code and Codex (docs/e2e.md): the CLIs
+## pinned in tests/e2e/package-lock.json, installed by npm ci into .e2e/, run
+## against a fake model API on 127.0.0.1. Needs node and npm; not part of make test.
+E2E := .e2e
+E2E_STAMP := $(E2E)/.installed-stamp
+$(E2E_STAMP): tests/e2e/package.json tests/e2e/package-lock.json
+	rm -rf $(E2E)
+	mkdir -p $(E2E)
+	cp tests/e2e/package.json tests/e2e/package-lock.json $(E2E)/
+	cd $(E2E) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+e2e: $(STAMP) $(E2E_STAMP)
+	$(PYTEST) tests/e2e
+
 ## make demo: snapshots for a sample task in a throw-away workspace, then a
 ## write -> /clear -> resume round trip through the SessionStart hook.
 demo: $(STAMP)
@@ -93,4 +108,4 @@ stress: $(STAMP)
 	  tests/python/test_interrupt.py
 
 clean:
-	rm -rf $(VENV) .bench .busybox
+	rm -rf $(VENV) .bench .busybox $(E2E)

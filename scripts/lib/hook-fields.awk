@@ -36,16 +36,18 @@ function field_line(name,    t) {
 }
 
 # A prompt's turn command: its first word, after leading blanks, when it is
-# /dr-<stage> or Codex's /prompts:dr-<stage> with <stage> one of the writer's
-# stages; <task> is the next word when it passes the task-ID rule, else
-# empty. Only the first 512 bytes count, each control byte (C0, DEL) a blank.
+# /dr-<stage>, Codex's /prompts:dr-<stage> or Codex's skill mention
+# $dr-<stage> (the one form `codex exec` takes) with <stage> one of the
+# writer's stages; <task> is the next word when it passes the task-ID rule,
+# else empty. Only the first 512 bytes count, each control byte (C0, DEL) a
+# blank.
 function turn_command(s,    head, word, stage, arg) {
     head = substr(s, 1, 512)
     gsub(/[\001-\037\177]/, " ", head)
     sub(/^ +/, "", head)
     word = head
     sub(/ .*/, "", word)
-    if (substr(word, 1, 4) == "/dr-") stage = substr(word, 5)
+    if (substr(word, 1, 4) == "/dr-" || substr(word, 1, 4) == "$dr-") stage = substr(word, 5)
     else if (substr(word, 1, 12) == "/prompts:dr-") stage = substr(word, 13)
     else return "p"
     if (!is_stage(stage)) return "p"

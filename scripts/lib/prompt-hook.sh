@@ -6,14 +6,15 @@
 #
 #   prompt_hook < payload.json
 #
-# A prompt whose first word is /dr-<stage> (or Codex's /prompts:dr-<stage>),
-# <stage> one of the writer's stages, replaces the session's turn record
-# (hook-state.sh) with its stage, its first argument when that is a task ID
-# and the payload's turn_id; any other prompt removes the record, so a
-# record never outlives its turn into a later, plain one. Never blocks a
-# prompt: it prints nothing and returns 0; a failure is one line in the
-# hooks log. Twin of python/src/datarim_snapshot/prompt_hook.py. Sourcing
-# defines prompt_hook* functions (plus those of hook-state.sh) and nothing else.
+# A prompt whose first word is /dr-<stage> (or Codex's /prompts:dr-<stage> or
+# its skill mention $dr-<stage>), <stage> one of the writer's stages,
+# replaces the session's turn record (hook-state.sh) with its stage, its
+# first argument when that is a task ID and the payload's turn_id; any
+# other prompt removes the record, so a record never outlives its turn into
+# a later, plain one. Never blocks a prompt: it prints nothing and returns 0;
+# a failure is one line in the hooks log. Twin of
+# python/src/datarim_snapshot/prompt_hook.py. Sourcing defines prompt_hook*
+# functions (plus those of hook-state.sh) and nothing else.
 
 # Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
 # otherwise be built into our functions. Restored at the end of the file.

@@ -22,11 +22,14 @@ shellcheck -x -P SCRIPTDIR -s bash "${shell_files[@]}"
 shellcheck -P SCRIPTDIR -s bash -e SC1091 "${entry_points[@]}"
 echo "mypy: the package against Python 3.9, the tests and tools against $(python -V)"
 mypy --config-file python/pyproject.toml python/src/datarim_snapshot
-mypy --config-file python/pyproject.toml --python-version "$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
-  "${python_paths[@]}"
+running_python=$(python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+mypy --config-file python/pyproject.toml --python-version "$running_python" "${python_paths[@]}"
+# The end-to-end suite apart: its conftest.py and tests/python's are both
+# top-level modules named conftest to mypy.
+mypy --config-file python/pyproject.toml --python-version "$running_python" tests/e2e
 echo "ruff"
-ruff check --config python/pyproject.toml "${python_paths[@]}"
+ruff check --config python/pyproject.toml "${python_paths[@]}" tests/e2e
 python tests/tools/lint-portable.py
 echo "vermin: Python 3.9"
-vermin -q --target=3.9- --violations --no-tips "${python_paths[@]}"
+vermin -q --target=3.9- --violations --no-tips "${python_paths[@]}" tests/e2e
 tests/tools/check-python39.sh

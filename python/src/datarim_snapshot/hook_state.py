@@ -272,14 +272,15 @@ def text_bytes(value: object) -> bytes | None:
 
 def turn_command(prompt: bytes) -> tuple[str, str] | None:
     """(stage, task) when the prompt's first word, after leading blanks, is
-    /dr-<stage> or Codex's /prompts:dr-<stage> with <stage> one of the writer's
-    stages; task is the next word when it passes the task-ID rule, else "".
+    /dr-<stage>, Codex's /prompts:dr-<stage> or Codex's skill mention
+    $dr-<stage> (the one form `codex exec` takes) with <stage> one of the
+    writer's stages; task is the next word when it passes the task-ID rule, else "".
     Only the first 512 bytes count, each control byte (C0, DEL) a blank."""
     from .rules import is_stage, task_id_ok
 
     head = prompt[:512].translate(_BLANKS).lstrip(b" ")
     word, _, rest = head.partition(b" ")
-    if word.startswith(b"/dr-"):
+    if word.startswith((b"/dr-", b"$dr-")):
         stage = word[4:]
     elif word.startswith(b"/prompts:dr-"):
         stage = word[12:]

@@ -3,10 +3,10 @@
 Records the turn's stage command for the Stop hook (stop_hook.py), which
 captures the snapshot when the turn ends: the transcript is not always written
 yet when Stop runs, so the prompt is taken here, as typed. A prompt whose first
-word is /dr-<stage> (or Codex's /prompts:dr-<stage>) replaces the session's turn
-record; any other prompt removes it, so a record never outlives its turn into a
-later, plain one. Never blocks a prompt: prints nothing, exits 0; a failure is
-one line in the hooks log.
+word is /dr-<stage> (or Codex's /prompts:dr-<stage> or its skill mention
+$dr-<stage>) replaces the session's turn record; any other prompt removes it,
+so a record never outlives its turn into a later, plain one. Never blocks a
+prompt: prints nothing, exits 0; a failure is one line in the hooks log.
 """
 
 from __future__ import annotations

@@ -1,0 +1,360 @@
+"""The end-to-end suite's kit (docs/e2e.md): the real Claude Code and Codex
+CLIs, installed by `make e2e` into .e2e/, run against the fake model API of
+fake_model_api.py, each in a fresh HOME with a datarim knowledge base.
+
+Nothing here reaches the network: the model API is a loopback socket, and the
+CLIs' HTTPS proxy is the same socket, which refuses whatever else they try
+(each test asserts that they tried nothing).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_model_api import FakeModelAPI, Request
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_BIN = Path(os.environ.get("DATARIM_E2E_BIN") or REPO / ".e2e" / "node_modules" / ".bin")
+# The Python port's console script sits beside the interpreter running pytest
+# (the venv's), as `datarim-snapshot install-hooks` writes it into the hooks.
+PYTHON_BIN = Path(sys.executable).parent
+TASK = "TUNE-0032"
+# A CLI run takes 1-5 s against the fake API; the bound only turns a hang into
+# a failure.
+RUN_TIMEOUT = 180
+# The answer of a real /dr-plan turn (the emit corpus's), ending in a CTA block.
+STAGE_ANSWER = (REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md").read_text()
+
+# Claude Code's switches for everything that is not the model call (see
+# docs/e2e.md): updates, telemetry, error reports, the /bug command.
+CLAUDE_QUIET = {
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_BUG_COMMAND": "1",
+}
+
+# Codex: the fake provider, and off whatever else it would fetch at start
+# (analytics, the curated plugin sync from GitHub and chatgpt.com, update checks).
+CODEX_CONFIG = """\
+model = "gpt-fake"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake model API"
+base_url = "{url}/v1"
+env_key = "DATARIM_E2E_API_KEY"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+"""
+
+# What the datarim framework installs for its /dr-plan: a Claude Code command
+# and a Codex skill. Their text reaches the model; the answer is scripted.
+CLAUDE_COMMAND = "Plan the task $ARGUMENTS and end with the CTA block.\n"
+CODEX_SKILL = """\
+---
+name: dr-plan
+description: Plan a datarim task and end with the CTA block.
+---
+
+Plan the task named after the mention and end with the CTA block.
+"""
+
+
+@dataclass
+class Run:
+    """One CLI run: its exit status, output, and the model requests it made."""
+
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    requests: list[Request]
+
+    def __str__(self) -> str:
+        return (
+            f"{' '.join(self.argv)}: exit {self.returncode}\n"
+            f"--- stdout\n{self.stdout}\n--- stderr\n{self.stderr[-4000:]}"
+        )
+
+
+@dataclass
+class Sandbox:
+    """A fresh HOME with a workspace holding a datarim knowledge base."""
+
+    root: Path
+    api: FakeModelAPI
+    runs: list[Run] = field(default_factory=list)
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def ws(self) -> Path:
+        return self.root / "ws"
+
+    @property
+    def codex_home(self) -> Path:
+        return self.home / ".codex"
+
+    @property
+    def snapshot(self) -> Path:
+        return self.ws / "datarim" / "snapshots" / f"{TASK}.snapshot.md"
+
+    @property
+    def hooks_log(self) -> Path:
+        return self.home / ".local" / "state" / "datarim" / "hooks.log"
+
+    def env(self) -> dict[str, str]:
+        """A fresh environment: nothing of the caller's but PATH."""
+        return {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "LC_ALL": "C.UTF-8",
+            "TZ": "UTC",
+            "TERM": "dumb",
+            "TMPDIR": str(self.root / "tmp"),
+            # Whatever leaves the machine would go through this proxy: the fake
+            # refuses it and records it (Sandbox.assert_offline).
+            "HTTPS_PROXY": self.api.url,
+            "HTTP_PROXY": self.api.url,
+            "https_proxy": self.api.url,
+            "http_proxy": self.api.url,
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+        }
+
+    def run(self, argv: list[str], extra_env: dict[str, str], cwd: Path | None = None) -> Run:
+        before = len(self.api.model_requests())
+        env = {**self.env(), **extra_env}
+        try:
+            done = subprocess.run(
+                argv, cwd=cwd or self.ws, env=env, stdin=subprocess.DEVNULL,
+                capture_output=True, text=True, timeout=RUN_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired as timeout:
+            pytest.fail(f"{' '.join(argv)}: no end within {RUN_TIMEOUT} s\n{timeout.stderr!r}")
+        run = Run(argv, done.returncode, done.stdout, done.stderr,
+                  self.api.model_requests()[before:])
+        self.runs.append(run)
+        assert run.returncode == 0, str(run)
+        return run
+
+    def assert_offline(self) -> None:
+        assert not self.api.stray, "requests other than the model's: " + ", ".join(
+            f"{r.method} {r.path}" for r in self.api.stray
+        )
+
+    def assert_no_hook_failure(self) -> None:
+        log = self.hooks_log.read_text() if self.hooks_log.exists() else ""
+        assert log == "", f"the hooks logged failures:\n{log}"
+
+
+def knowledge_base(ws: Path) -> None:
+    """The workspace of a task under way: TUNE-0032 the one active task."""
+    kb = ws / "datarim"
+    (kb / "tasks").mkdir(parents=True)
+    (kb / "tasks.md").write_text(f"# Tasks\n\n- {TASK} Some task title\n")
+    (kb / "activeContext.md").write_text(
+        "# Active context\n\n## Active Tasks\n\n"
+        f"- **{TASK}** — Some task title (Level 3, in_progress)\n"
+    )
+    (kb / "tasks" / f"{TASK}-task-description.md").write_text(f"# {TASK}\n\nSome task title.\n")
+
+
+class Agent:
+    """One CLI in a sandbox; its turns as the operator types them."""
+
+    name = ""
+    stage_prompt = ""
+
+    def __init__(self, box: Sandbox) -> None:
+        self.box = box
+
+    def install_hooks(self, impl: str) -> None:
+        """The hooks of one implementation, through its own install-hooks."""
+        if impl == "bash":
+            argv = [str(REPO / "dev-tools" / "install-hooks.sh")]
+        else:
+            argv = [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks"]
+        argv += ["--runtime", self.name]
+        env = {**self.box.env(), **self.cli_env()}
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        added = "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
+        assert done.stdout.startswith(added), done.stdout
+
+    def cli_env(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def turn(self, prompt: str, reply: str) -> Run:
+        raise NotImplementedError
+
+    def resume(self, prompt: str, reply: str) -> Run:
+        raise NotImplementedError
+
+    def context_of(self, request: Request) -> list[str]:
+        """Every text the model was given in the request."""
+        return list(_strings(request.body))
+
+    def delivered(self, answer: str) -> str:
+        """The model's answer as the Stop payload's last_assistant_message has it."""
+        return answer
+
+    def hook_context(self, request: Request) -> list[str]:
+        """The texts of the request where the CLI puts a SessionStart hook's
+        additionalContext (CONTRACT §9)."""
+        raise NotImplementedError
+
+
+class Claude(Agent):
+    name = "claude"
+    stage_prompt = f"/dr-plan {TASK}"
+
+    def __init__(self, box: Sandbox) -> None:
+        super().__init__(box)
+        commands = box.home / ".claude" / "commands"
+        commands.mkdir(parents=True)
+        (commands / "dr-plan.md").write_text(CLAUDE_COMMAND)
+
+    def cli_env(self) -> dict[str, str]:
+        return {
+            "ANTHROPIC_BASE_URL": self.box.api.url,
+            "ANTHROPIC_API_KEY": "sk-ant-fake",
+            **CLAUDE_QUIET,
+        }
+
+    def delivered(self, answer: str) -> str:
+        # Claude Code drops the answer's final newline (seen with 2.1.328); the
+        # snapshot's body is the answer as the hook receives it.
+        return answer.rstrip("\n")
+
+    def hook_context(self, request: Request) -> list[str]:
+        # 2.1.328: a text block of its own, "SessionStart hook additional
+        # context: <the text>", in a message of role "system".
+        return [text for text in self.context_of(request)
+                if text.startswith("SessionStart hook additional context: ")]
+
+    def claude(self, *args: str, cwd: Path | None = None) -> Run:
+        return self.box.run([str(NODE_BIN / "claude"), *args], self.cli_env(), cwd)
+
+    def turn(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.claude("-p", prompt)
+
+    def resume(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.claude("-p", "--continue", prompt)
+
+
+class Codex(Agent):
+    name = "codex"
+    stage_prompt = f"$dr-plan {TASK}"
+
+    def __init__(self, box: Sandbox) -> None:
+        super().__init__(box)
+        box.codex_home.mkdir()
+        (box.codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=box.api.url))
+        skill = box.codex_home / "skills" / "dr-plan"
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text(CODEX_SKILL)
+
+    def cli_env(self) -> dict[str, str]:
+        return {"CODEX_HOME": str(self.box.codex_home), "DATARIM_E2E_API_KEY": "sk-fake"}
+
+    def hook_context(self, request: Request) -> list[str]:
+        # A developer message of the Responses input.
+        items = request.body.get("input", []) if isinstance(request.body, dict) else []
+        return [text for item in items
+                if isinstance(item, dict) and item.get("role") == "developer"
+                for text in _strings(item.get("content"))]
+
+    def codex(self, *args: str) -> Run:
+        return self.box.run([str(NODE_BIN / "codex"), *args], self.cli_env())
+
+    def turn(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.codex(
+            "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt,
+        )
+
+    def resume(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.codex(
+            "exec", "resume", "--last", "--dangerously-bypass-hook-trust",
+            "--skip-git-repo-check", prompt,
+        )
+
+
+AGENTS: dict[str, type[Agent]] = {"claude": Claude, "codex": Codex}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def frontmatter(text: str) -> dict[str, str]:
+    """The snapshot's top-level `key: value` lines (enough for the fields checked)."""
+    assert text.startswith("---\n"), text[:200]
+    head = text[4:text.index("\n---\n", 4)]
+    return {
+        key.strip(): value.strip()
+        for key, sep, value in (line.partition(":") for line in head.splitlines())
+        if sep and not key.startswith(" ")
+    }
+
+
+def resume_text(ws: Path) -> str:
+    """What the SessionStart hook hands the model: resume-task's text, the
+    replay prompt of the task's snapshot."""
+    done = subprocess.run(
+        [str(REPO / "dev-tools" / "resume-task.sh"), "--root", str(ws)],
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    assert "done before:" in done.stdout, done.stdout  # a replay, not the legacy context
+    return done.stdout.strip()
+
+
+def clean_copy(dest: Path) -> Path:
+    """The checkout without its ignored files (.venv, .e2e ...): what a clean
+    clone holds, uncommitted changes included."""
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True, check=True, timeout=60,
+    ).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if not source.is_file():  # deleted in the working tree, or a submodule
+            continue
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+    return dest

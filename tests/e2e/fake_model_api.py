@@ -1,0 +1,296 @@
+"""A fake model API on 127.0.0.1 for the end-to-end suite (docs/e2e.md).
+
+One server speaks both dialects the agent CLIs use:
+
+- Claude Code: the Anthropic Messages API (POST /v1/messages, streamed as
+  server-sent events when the request asks for it, one JSON reply when not),
+  and /v1/messages/count_tokens;
+- Codex: the OpenAI Responses API (POST /v1/responses, always streamed), and
+  GET /v1/models.
+
+Every model request answers with the same scripted text, `FakeModelAPI.reply`
+(a test sets it before each CLI run): the CLIs send no tools a test needs, so
+the text ends the turn. Every request is recorded (method, path, parsed body)
+so that a test can assert what the model was sent. Anything else (telemetry,
+update checks, a CONNECT through the proxy the test points the CLIs at) is
+answered harmlessly and recorded in `FakeModelAPI.stray`, never forwarded:
+the suite uses no network but this loopback socket.
+
+    python tests/e2e/fake_model_api.py [PORT]   # serves "OK." until Ctrl-C
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Request:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any  # the parsed JSON body, or the raw text when it is not JSON, or None
+
+    def text(self) -> str:
+        """The body as text, for substring assertions over the whole request."""
+        return json.dumps(self.body, ensure_ascii=False) if self.body is not None else ""
+
+
+@dataclass
+class FakeModelAPI:
+    """The server, run on a daemon thread; `with FakeModelAPI() as api: ...`."""
+
+    reply: str = "OK."
+    requests: list[Request] = field(default_factory=list)
+    stray: list[Request] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _server: ThreadingHTTPServer | None = None
+    _counter: int = 0
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self, port: int = 0) -> FakeModelAPI:
+        api = self
+
+        class Handler(_Handler):
+            owner = api
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeModelAPI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def model_requests(self) -> list[Request]:
+        """The Messages and Responses requests, in order of arrival."""
+        with self._lock:
+            return [r for r in self.requests if r.path.split("?")[0] in _MODEL_PATHS]
+
+    def clear(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.stray.clear()
+
+    def _record(self, request: Request, stray: bool) -> int:
+        with self._lock:
+            self.requests.append(request)
+            if stray:
+                self.stray.append(request)
+            self._counter += 1
+            return self._counter
+
+
+_MODEL_PATHS = ("/v1/messages", "/v1/responses")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: FakeModelAPI
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
+        pass  # the recorded requests are the log
+
+    # -- plumbing -------------------------------------------------------------
+
+    def _read_body(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if not raw:
+            return None
+        text = raw.decode("utf-8", "replace")
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    def _take(self, stray: bool = False) -> tuple[Request, int]:
+        body = self._read_body() if self.command in ("POST", "PUT", "PATCH") else None
+        request = Request(self.command, self.path, dict(self.headers.items()), body)
+        return request, self.owner._record(request, stray)
+
+    def _send_json(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_events(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        chunks = b"".join(
+            f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+            for name, data in events
+        )
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Content-Length", str(len(chunks)))
+        self.end_headers()
+        self.wfile.write(chunks)
+
+    # -- routes ---------------------------------------------------------------
+
+    def do_POST(self) -> None:  # noqa: N802 (the base's name)
+        path = self.path.split("?")[0]
+        if path == "/v1/messages":
+            request, n = self._take()
+            self._messages(request, n)
+        elif path == "/v1/messages/count_tokens":
+            request, _ = self._take()
+            self._send_json(200, {"input_tokens": max(1, len(request.text()) // 4)})
+        elif path == "/v1/responses":
+            request, n = self._take()
+            self._responses(request, n)
+        else:
+            self._take(stray=True)
+            self._send_json(200, {})
+
+    def do_GET(self) -> None:  # noqa: N802
+        path = self.path.split("?")[0]
+        if path == "/v1/models":
+            self._take()
+            self._send_json(200, {"object": "list", "data": [], "models": []})
+        else:
+            self._take(stray=True)
+            self._send_json(404, {"error": {"type": "not_found", "message": "fake API"}})
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._take(stray=True)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_CONNECT(self) -> None:  # noqa: N802
+        # The CLIs are pointed at this server as their HTTPS proxy: whatever would
+        # leave the machine arrives here, is recorded, and is refused.
+        self._take(stray=True)
+        self.send_response(403)
+        self.send_header("Content-Length", "0")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    # -- the two dialects -----------------------------------------------------
+
+    def _messages(self, request: Request, n: int) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model") or "claude-fake")
+        text = self.owner.reply
+        usage = {"input_tokens": 10, "output_tokens": max(1, len(text) // 4)}
+        message_id = f"msg_fake_{n}"
+        if not body.get("stream"):
+            self._send_json(200, {
+                "id": message_id, "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn", "stop_sequence": None, "usage": usage,
+            })
+            return
+        start: dict[str, Any] = {
+            "id": message_id, "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("message_start", {"type": "message_start", "message": start}),
+            ("content_block_start", {
+                "type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            }),
+        ]
+        events += [
+            ("content_block_delta", {
+                "type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": piece},
+            })
+            for piece in _pieces(text)
+        ]
+        events += [
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            }),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        self._send_events(events)
+
+    def _responses(self, request: Request, n: int) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model") or "gpt-fake")
+        text = self.owner.reply
+        response_id, item_id = f"resp_fake_{n}", f"msg_fake_{n}"
+        usage = {
+            "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": max(1, len(text) // 4),
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 10 + max(1, len(text) // 4),
+        }
+        base = {"id": response_id, "object": "response", "model": model, "output": []}
+        item = {
+            "type": "message", "id": item_id, "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("response.created", {
+                "type": "response.created", "response": {**base, "status": "in_progress"},
+            }),
+            ("response.output_item.added", {
+                "type": "response.output_item.added", "output_index": 0,
+                "item": {**item, "status": "in_progress", "content": []},
+            }),
+        ]
+        events += [
+            ("response.output_text.delta", {
+                "type": "response.output_text.delta", "item_id": item_id,
+                "output_index": 0, "content_index": 0, "delta": piece,
+            })
+            for piece in _pieces(text)
+        ]
+        events += [
+            ("response.output_item.done", {
+                "type": "response.output_item.done", "output_index": 0, "item": item,
+            }),
+            ("response.completed", {
+                "type": "response.completed",
+                "response": {**base, "status": "completed", "output": [item], "usage": usage},
+            }),
+        ]
+        self._send_events(events)
+
+
+def _pieces(text: str, size: int = 200) -> list[str]:
+    """The reply in several deltas, as a real stream comes."""
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+if __name__ == "__main__":
+    server = FakeModelAPI().start(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()

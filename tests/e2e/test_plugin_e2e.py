@@ -1,0 +1,65 @@
+"""The Claude Code plugin in the real CLI (docs/e2e.md): `claude plugin validate`
+passes on the repository, and the plugin installed by `claude plugin
+marketplace add` + `claude plugin install` from a clean copy of it carries
+the hooks: a stage turn writes the snapshot, a resume hands the model its
+replay prompt. No settings.json hooks here: only the plugin's.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from e2ekit import REPO, STAGE_ANSWER, Claude, Sandbox, clean_copy, resume_text
+from test_hooks_e2e import assert_stage_snapshot, stage_turn
+
+PLUGIN = "datarim-snapshots"
+MARKETPLACE = "datarim-snapshots"
+
+
+def test_plugin_validate_passes_on_the_repository(sandbox: Sandbox) -> None:
+    claude = Claude(sandbox)
+    run = claude.claude("plugin", "validate", ".", cwd=REPO)
+    output = run.stdout + run.stderr
+    assert "✔ Validation passed" in output, str(run)
+    # The one finding is of the separate checks for Anthropic's plugin catalog,
+    # which "do not change the result": the plugin has no icon.
+    assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == ["ICON_MISSING"], str(run)
+    sandbox.assert_offline()
+
+
+def install_plugin(sandbox: Sandbox, claude: Claude) -> Path:
+    source = clean_copy(sandbox.root / "marketplace")
+    claude.claude("plugin", "marketplace", "add", str(source))
+    run = claude.claude("plugin", "install", f"{PLUGIN}@{MARKETPLACE}")
+    assert PLUGIN in run.stdout + run.stderr, str(run)
+    run = claude.claude("plugin", "list")
+    assert f"{PLUGIN}@{MARKETPLACE}" in run.stdout, str(run)
+    return source
+
+
+def test_plugin_hooks_capture_and_resume(sandbox: Sandbox) -> None:
+    claude = Claude(sandbox)
+    install_plugin(sandbox, claude)
+    assert not (sandbox.home / ".claude" / "settings.json").exists() or (
+        "stop-hook" not in (sandbox.home / ".claude" / "settings.json").read_text()
+    )
+    # What Claude Code copied into its cache is the clean tree: no .venv, no .e2e.
+    cache = sandbox.home / ".claude" / "plugins"
+    copied = [p for p in cache.rglob("plugin.json") if p.parent.name == ".claude-plugin"]
+    assert copied, f"no plugin.json under {cache}"
+    for manifest in copied:
+        root = manifest.parent.parent
+        assert (root / "dev-tools" / "stop-hook.sh").is_file()
+        assert not (root / ".venv").exists() and not (root / ".e2e").exists()
+
+    stage_turn(sandbox, claude)
+    assert_stage_snapshot(sandbox, claude)
+    replay = resume_text(sandbox.ws)
+    run = claude.resume("carry on", "Carrying on.")
+    assert any(replay in text for text in claude.hook_context(run.requests[-1])), (
+        "the resumed session's model request lacks the replay prompt"
+    )
+    assert STAGE_ANSWER.strip() in sandbox.snapshot.read_text()
+    sandbox.assert_no_hook_failure()
+    sandbox.assert_offline()
