@@ -9,13 +9,13 @@ import os
 import sys
 import time
 
-from datarim_snapshot import fsops
 from datarim_snapshot.errors import DatarimError
+from datarim_snapshot.lock import acquire_lock, owner_record, read_owner, release_lock
 
 
 def main(lock: str, timeout: str, hold: str, marker: str) -> int:
     try:
-        fsops.acquire_lock(lock, int(timeout))
+        acquire_lock(lock, int(timeout))
     except DatarimError as exc:
         print(f"lock-probe: {exc.message}", file=sys.stderr)
         return exc.code
@@ -32,7 +32,7 @@ def main(lock: str, timeout: str, hold: str, marker: str) -> int:
     if not still_ours(lock):
         print("LOST", flush=True)
         return 8
-    fsops.release_lock(lock)
+    release_lock(lock)
     return 0
 
 
@@ -41,11 +41,11 @@ def still_ours(lock: str) -> bool:
     have moved it aside for a moment (take_over puts back what is not the record
     it judged): an absent file is read again for up to a second."""
     deadline = time.monotonic() + 1
-    seen = fsops.read_owner(lock)
+    seen = read_owner(lock)
     while seen is None and time.monotonic() < deadline:
         time.sleep(0.005)
-        seen = fsops.read_owner(lock)
-    return seen == fsops.owner_record()
+        seen = read_owner(lock)
+    return seen == owner_record()
 
 
 if __name__ == "__main__":

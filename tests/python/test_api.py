@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from datarim_snapshot import (
     RefusedError,
     UsageError,
     check_snapshot_bytes,
+    cli,
     render_snapshot,
     validate_stage_snapshot,
     write_stage_snapshot,
@@ -143,3 +145,13 @@ def test_results_are_values_compared_and_printed_field_by_field() -> None:
     assert emission == Emission("TUNE-0254", "/dr-qa", ["/dr-qa TUNE-0254"], b"", None)
     with pytest.raises(AttributeError):
         emission.path = "elsewhere"
+
+
+def test_the_subcommand_listing_keeps_each_name_apart_from_its_text() -> None:
+    err = io.BytesIO()
+    assert cli.main([], io.BytesIO(), err) == 2
+    lines = err.getvalue().decode().splitlines()[2:]
+    assert len(lines) == len(cli.COMMANDS)
+    for line, name in zip(lines, cli.COMMANDS):
+        assert line.startswith(f"  {name}  "), line
+        assert line.index("same as dev-tools/") == lines[0].index("same as dev-tools/"), line

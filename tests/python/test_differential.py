@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from datarim_snapshot.rules import CAP, MARKER
-from datarim_snapshot.snapshot import render_snapshot
+from datarim_snapshot.snapshot_writer import render_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

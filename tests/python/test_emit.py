@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from datarim_snapshot import cli
-from datarim_snapshot.emit import emit_stage_snapshot
+from datarim_snapshot.snapshot_emit import emit_stage_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -2,7 +2,7 @@
 
 - random and mutated session files through both validators: only the documented exit
   codes, the same one-line reason from both, nothing on stdout, no traceback, and nothing
-  accepted that an independent reading of CONTRACT §5 and the reference's forms of §8
+  accepted that an independent reading of spec §5 and the reference's forms of §8
   (PyYAML plus regular expressions) would reject;
 - random and hostile flag values, flag sets and input files through both session writers:
   the same code, output and files from both; a refusal changes no byte and no entry of the
@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 import yaml
 from datarim_snapshot.errors import RefusedError
-from datarim_snapshot.session import render_session_block
 from datarim_snapshot.session_format import SESSION_MARKER
-from datarim_snapshot.session_validate import check_session_file
+from datarim_snapshot.session_handoff_validator import check_session_file
+from datarim_snapshot.session_handoff_writer import render_session_block
 from fuzzkit import (
     FUZZ,
     decoded,
@@ -48,7 +48,7 @@ SESSION = "SESSION-20260521-134500"
 STAMP = "2026-05-21T13:45:00Z"
 CAP = 32768
 
-# --- An independent reading of CONTRACT §5 -------------------------------------------------
+# --- An independent reading of spec §5 -------------------------------------------------
 
 FIELDS = [
     "artifact", "schema_version", "session_id", "captured_at", "captured_by",
@@ -197,7 +197,7 @@ def valid_sessions(draw: st.DrawFn) -> bytes:
                 STAMP,
                 tasks,
                 draw(bodies()),
-                data,
+                old=data,
             ).block
         except RefusedError:  # no room left under the cap, or a body the writer refuses
             break
@@ -351,7 +351,7 @@ def _known_session() -> bytes:
 KNOWN = _known_session()
 L = [heading.encode() + b"\n" for heading in HEADING]
 BROKEN_ID = KNOWN.replace(SESSION.encode(), b"SESSION-20260521-134501")
-# One file per rule of CONTRACT §5, each broken once in a valid file.
+# One file per rule of spec §5, each broken once in a valid file.
 BROKEN = {
     "no Layer 1": KNOWN.replace(L[0], b""),
     "no Layer 5": KNOWN.replace(L[4], b""),

@@ -1,7 +1,7 @@
 """Fuzzing the snapshot validators (README "Hardening"): random and mutated snapshot files
 through both implementations. Only the documented exit codes, the same one-line reason
 from both, nothing on stdout, no traceback, and nothing accepted that an independent
-reading of the contract (PyYAML plus the rules of CONTRACT §3, with the reference's plain
+reading of the contract (PyYAML plus the rules of spec §3, with the reference's plain
 forms of §8) would reject.
 
 DATARIM_FUZZ_EXAMPLES sets the number of examples (make test: a few dozen; make fuzz: 2000).
@@ -20,7 +20,7 @@ import pytest
 import yaml
 from datarim_snapshot import cli
 from datarim_snapshot.rules import CAP, MARKER, REFERENCE_MARKER, STAGES
-from datarim_snapshot.snapshot import render_snapshot
+from datarim_snapshot.snapshot_writer import render_snapshot
 from fuzzkit import decoded, mutate_lines, quote_plain_forms
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 
 from datarim_snapshot.rules import task_id_ok
-from datarim_snapshot.validate import check_snapshot_file
+from datarim_snapshot.snapshot_validator import check_snapshot_file
 from fuzzkit import (
     FUZZ,
     flag_values,

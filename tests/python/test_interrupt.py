@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from datarim_snapshot import fsops
+from datarim_snapshot.lock import owner_record
 
 REPO = Path(__file__).resolve().parents[2]
 SESSION = "SESSION-20260521-134500"
@@ -57,7 +57,7 @@ def test_ctrl_c_while_waiting_ends_quietly_and_leaves_the_lock(
     directory = root / "datarim" / subdir
     lock = directory / f".lock.{artefact}"
     lock.mkdir(parents=True)
-    record = fsops.owner_record("test")  # this process: alive for the whole wait
+    record = owner_record("test")  # this process: alive for the whole wait
     (lock / "owner").write_bytes(record)
     command = (
         [str(REPO / "dev-tools" / tool)]
@@ -106,7 +106,7 @@ def test_ctrl_c_at_any_moment_of_the_wait_ends_the_writer(tmp_path: Path, impl: 
         root = tmp_path / f"ws{n}"
         lock = root / "datarim" / "snapshots" / ".lock.TUNE-0032"
         lock.mkdir(parents=True)
-        (lock / "owner").write_bytes(fsops.owner_record("test"))
+        (lock / "owner").write_bytes(owner_record("test"))
         command = (
             [str(REPO / "dev-tools" / "emit-stage-snapshot.sh")]
             if impl == "bash"

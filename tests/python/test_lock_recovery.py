@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from datarim_snapshot import fsops
+from datarim_snapshot.lock import ORPHAN_GRACE_SECONDS, host_name, owner_alive, process_start
 from lockprobe import IMPLS, dead_lock, finish, start_probe, wait_held
 
 PAIRS = [(dead, waiter) for dead in IMPLS for waiter in IMPLS]
@@ -22,7 +22,7 @@ def _owner(lock: Path) -> bytes:
 
 
 def _record(pid: int, start: str, host: str | None = None) -> bytes:
-    host = fsops.host_name() if host is None else host
+    host = host_name() if host is None else host
     return f"pid={pid}\nhost={host}\nstart={start}\nimpl=bash\n".encode()
 
 
@@ -101,7 +101,7 @@ def test_a_reused_pid_or_a_zombie_does_not_keep_a_lock_alive(tmp_path: Path, wai
     zombie = subprocess.Popen(["true"])
     time.sleep(0.2)  # exited, not yet reaped
     try:
-        _fake_lock(lock, _record(zombie.pid, fsops.process_start(zombie.pid)))
+        _fake_lock(lock, _record(zombie.pid, process_start(zombie.pid)))
         assert finish(start_probe(waiter, lock, 5, 0))[:2] == (0, b"held\n")
     finally:
         zombie.wait()
@@ -128,7 +128,7 @@ def test_a_lock_without_a_complete_owner_record_waits_out_the_grace(tmp_path: Pa
     for key, proc in late.items():
         assert finish(proc)[:2] == (0, b"held\n"), key
         assert not locks[key].exists()
-    assert time.monotonic() - began >= fsops.ORPHAN_GRACE_SECONDS
+    assert time.monotonic() - began >= ORPHAN_GRACE_SECONDS
 
 
 # Owner files that are no record: never opened if not regular (a FIFO would
@@ -140,7 +140,7 @@ ODD_OWNERS = ("fifo", "directory", "symlink", "nul-after-live-record", "zero-pad
 def _odd_owner(lock: Path, kind: str) -> None:
     lock.mkdir()
     owner = lock / "owner"
-    live = _record(os.getpid(), fsops.process_start(os.getpid()))
+    live = _record(os.getpid(), process_start(os.getpid()))
     if kind == "fifo":
         os.mkfifo(owner)
     elif kind == "directory":
@@ -180,7 +180,7 @@ def test_a_live_record_left_aside_by_a_dead_waiter_is_put_back(tmp_path: Path, w
     # aside: the lock has no owner file, only the aside. It must not count as
     # ownerless (the live writer still holds): the next waiter puts it back.
     lock = tmp_path / ".lock.TUNE-0254"
-    live = _record(os.getpid(), fsops.process_start(os.getpid()))
+    live = _record(os.getpid(), process_start(os.getpid()))
     lock.mkdir()
     (lock / "owner.aside.99999.1").write_bytes(live)
     code, _, err = finish(start_probe(waiter, lock, 3, 0))
@@ -225,5 +225,5 @@ def test_a_pid_past_what_the_system_can_have_is_dead_without_proc(
 ) -> None:
     real_isdir = os.path.isdir
     monkeypatch.setattr(os.path, "isdir", lambda p: p != "/proc/self" and real_isdir(p))
-    assert fsops.owner_alive(9_999_999_999, "") is False
-    assert fsops.owner_alive(os.getpid(), "") is True
+    assert owner_alive(9_999_999_999, "") is False
+    assert owner_alive(os.getpid(), "") is True

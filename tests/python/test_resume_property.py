@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from datarim_snapshot import resume
-from datarim_snapshot.hook import parse_payload
+from datarim_snapshot import snapshot_resume
+from datarim_snapshot.session_start_hook import parse_payload
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +39,7 @@ def run_awk(program: str, env: dict[str, str], stdin: bytes = b"") -> tuple[int,
     return proc.returncode, proc.stdout
 
 
-def frames(documents: list[resume.LegacyDocument]) -> bytes:
+def frames(documents: list[snapshot_resume.LegacyDocument]) -> bytes:
     """The framing snapshot-resume.sh feeds resume-render.awk."""
     return b"".join(
         d.path.encode() + b"\n" + str(len(d.data)).encode() + b"\n" + d.data + b"\n"
@@ -61,23 +61,23 @@ document_bytes = st.lists(
     max_size=60,
 ).map(b"".join)
 
-PATHS = [pattern.format(task="TUNE-0254") for pattern in resume.LEGACY_DOCUMENTS]
+PATHS = [pattern.format(task="TUNE-0254") for pattern in snapshot_resume.LEGACY_DOCUMENTS]
 documents_strategy = st.lists(document_bytes, min_size=1, max_size=3).map(
-    lambda texts: [resume.LegacyDocument(PATHS[i], data) for i, data in enumerate(texts)]
+    lambda texts: [snapshot_resume.LegacyDocument(PATHS[i], data) for i, data in enumerate(texts)]
 )
 
 
 @SETTINGS
 @given(documents=documents_strategy, budget=st.integers(min_value=0, max_value=400))
 def test_property_legacy_output_is_the_same_in_awk_and_python(
-    documents: list[resume.LegacyDocument], budget: int
+    documents: list[snapshot_resume.LegacyDocument], budget: int
 ) -> None:
     env = {"DR_SOURCE": "legacy", "DR_TASK": "TUNE-0254", "DR_BUDGET": str(budget)}
-    text = resume.legacy_text("TUNE-0254", documents)
+    text = snapshot_resume.legacy_text("TUNE-0254", documents)
     expected = {
         "text": text.encode(),
-        "json": resume.legacy_json("TUNE-0254", documents),
-        "hook": resume._hook(text, budget),
+        "json": snapshot_resume.legacy_json("TUNE-0254", documents),
+        "hook": snapshot_resume._hook(text, budget),
     }
     for fmt, want in expected.items():
         code, out = run_awk("resume-render.awk", {**env, "DR_FORMAT": fmt}, frames(documents))
@@ -90,20 +90,21 @@ def test_property_legacy_output_is_the_same_in_awk_and_python(
 @SETTINGS
 @given(text=st.text(max_size=300), budget=st.integers(min_value=0, max_value=400))
 def test_property_hook_cut_fits_and_keeps_whole_characters(text: str, budget: int) -> None:
-    cut = resume.cut_to_budget(text, budget)
-    if resume.units(text) <= budget:
+    cut = snapshot_resume.cut_to_budget(text, budget)
+    if snapshot_resume.units(text) <= budget:
         assert cut == text
         return
-    marker = resume.cut_marker(budget)
+    marker = snapshot_resume.cut_marker(budget)
     if len(marker) > budget:
         assert cut is None  # not even the marker fits: the hook prints nothing
         return
     assert cut is not None and cut.endswith(marker)
     kept = cut[: -len(marker)]
     assert text.startswith(kept)  # a prefix, so no character is split or changed
-    assert resume.units(cut) <= budget
+    assert snapshot_resume.units(cut) <= budget
     following = text[len(kept)]
-    assert resume.units(kept) + resume.units(following) + len(marker) > budget  # the longest
+    units = snapshot_resume.units
+    assert units(kept) + units(following) + len(marker) > budget  # the longest
 
 
 # Hook payloads: valid JSON built from random values, the same with one random

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from datarim_snapshot import anchor, cta, lifecycle, probes, rules
+from datarim_snapshot import cta_parse, git_anchor, rules, session_probes, snapshot_lifecycle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -139,36 +139,36 @@ def test_first_word(text: bytes) -> None:
 @given(st.text(alphabet="0123456789abcdefABg", max_size=70).map(str.encode), st.integers(0, 3))
 def test_commit_ids(value: bytes, pad: int) -> None:
     value = value[: [40, 64, 7, len(value)][pad]]
-    assert anchor.sha_ok(value) == bool(re.match(rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z", value))
-    assert probes.sha_ok(value) == bool(re.match(rb"[0-9a-fA-F]{7,40}\Z", value))
+    assert git_anchor.sha_ok(value) == bool(re.match(rb"(?:[0-9a-f]{40}|[0-9a-f]{64})\Z", value))
+    assert session_probes.sha_ok(value) == bool(re.match(rb"[0-9a-fA-F]{7,40}\Z", value))
 
 
 @MANY
 @given(as_bytes(near("a/\x00\x01\t\x1f\x7f\x80", [])))
 def test_probe_paths(value: bytes) -> None:
     expected = 0 < len(value) <= 4096 and not re.search(rb"[\x01-\x1f\x7f]", value)
-    assert probes.path_ok(value) == expected
+    assert session_probes.path_ok(value) == expected
 
 
 @MANY
 @given(near("aZ09._-/ \u00e9", [], max_size=8))
 def test_archive_area(area: str) -> None:
     expected = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*\Z", area) is not None
-    assert lifecycle._area_ok(area) == expected
+    assert snapshot_lifecycle._area_ok(area) == expected
 
 
 @MANY
 @given(as_bytes(near("0129. x\t", ["1. ", "12. "])))
 def test_cta_option_lines(line: bytes) -> None:
-    assert cta._numbered(line) == (re.match(rb"[0-9]+\. ", line) is not None)
+    assert cta_parse._numbered(line) == (re.match(rb"[0-9]+\. ", line) is not None)
 
 
 @MANY
-@given(st.sampled_from(cta.HEADERS), as_bytes(near("Az09-_ *.\u00e9", ["TUNE-0254"])))
+@given(st.sampled_from(cta_parse.HEADERS), as_bytes(near("Az09-_ *.\u00e9", ["TUNE-0254"])))
 def test_cta_header_ids(head: bytes, rest: bytes) -> None:
     header_id = re.compile(rb"([A-Za-z0-9-]+)(?=[ *]|\Z)|([A-Za-z0-9-]+)|")
     match = header_id.match(head + rest, len(head))
     assert match is not None
-    found = cta._header_id(head + rest)
+    found = cta_parse._header_id(head + rest)
     # (the ID, whether more than a space or ** follows it)
     assert found == (match.group(1) or match.group(2) or b"", match.group(2) is not None)

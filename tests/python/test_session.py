@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from datarim_snapshot.errors import RefusedError
 from datarim_snapshot.redaction import redact
-from datarim_snapshot.session import render_session_block
 from datarim_snapshot.session_format import HEADINGS, check_session_bytes
+from datarim_snapshot.session_handoff_writer import render_session_block
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from loadrun import check_load, mixed_plan, run_load

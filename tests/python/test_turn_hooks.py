@@ -356,9 +356,9 @@ def _outcome(read: object, text: str) -> object:
     )
 )
 def test_the_payload_reader_reads_as_json_loads(text: str) -> None:
-    """payload.loads takes the C scanner's short cut; its values and verdicts must be
+    """hook_payload.loads takes the C scanner's short cut; its values and verdicts must be
     json.loads' own (with parse_int=float and NaN/Infinity refused)."""
-    from datarim_snapshot import payload
+    from datarim_snapshot import hook_payload
 
     def reference(value: str) -> object:
         def refuse(name: str) -> object:
@@ -366,13 +366,13 @@ def test_the_payload_reader_reads_as_json_loads(text: str) -> None:
 
         return json.loads(value, parse_constant=refuse, parse_int=float)
 
-    assert _outcome(payload.loads, text) == _outcome(reference, text)
+    assert _outcome(hook_payload.loads, text) == _outcome(reference, text)
 
 
 def test_a_hook_reading_its_payload_imports_no_json_module() -> None:
     """The short cut is taken: neither json nor re is loaded for a valid payload."""
     code = (
-        "import sys; from datarim_snapshot.payload import load_payload; "
+        "import sys; from datarim_snapshot.hook_payload import load_payload; "
         "assert load_payload(b'{\"a\": [1, \"x\"]}') == {'a': [1.0, 'x']}; "
         "print(sorted(m for m in ('json', 're') if m in sys.modules))"
     )

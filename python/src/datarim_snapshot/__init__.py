@@ -1,4 +1,6 @@
-"""Stage snapshots, replay prompts and session handoff for datarim agent pipelines.
+"""Bash twin: scripts/ and dev-tools/ as a whole.
+
+Stage snapshots, replay prompts and session handoff for datarim agent pipelines.
 
 The Python port of the bash suite in scripts/ and dev-tools/: the same
 contract, the same bytes, the same exit codes.
@@ -11,34 +13,34 @@ TYPE_CHECKING = False
 # Names load on first use: `datarim-snapshot <subcommand>` imports only what it runs.
 _EXPORTS = {
     "DatarimError": "errors",
-    "Emission": "emit",
+    "Emission": "snapshot_emit",
     "HelpRequested": "errors",
     "LockBusyError": "errors",
     "MalformedError": "errors",
     "MissingError": "errors",
     "RefusedError": "errors",
     "RootChoice": "roots",
-    "SessionSaved": "session",
-    "StageSnapshot": "validate",
+    "SessionSaved": "session_handoff_writer",
+    "StageSnapshot": "snapshot_validator",
     "UsageError": "errors",
     "check_session_bytes": "session_format",
-    "check_session_file": "session_validate",
-    "check_snapshot_bytes": "validate",
-    "check_snapshot_file": "validate",
+    "check_session_file": "session_handoff_validator",
+    "check_snapshot_bytes": "snapshot_validator",
+    "check_snapshot_file": "snapshot_validator",
     "discover_root": "roots",
-    "emit_stage_snapshot": "emit",
-    "find_root": "validate",
-    "read_stage_snapshot": "validate",
+    "emit_stage_snapshot": "snapshot_emit",
+    "find_root": "snapshot_validator",
+    "read_stage_snapshot": "snapshot_validator",
     "redact": "redaction",
-    "render_session_block": "session",
-    "render_snapshot": "snapshot",
-    "replay_prompt": "resume",
+    "render_session_block": "session_handoff_writer",
+    "render_snapshot": "snapshot_writer",
+    "replay_prompt": "snapshot_resume",
     "replay_session": "session_replay",
-    "resume_output": "resume",
-    "validate_session_handoff": "session_validate",
-    "validate_stage_snapshot": "validate",
-    "write_session_handoff": "session",
-    "write_stage_snapshot": "snapshot",
+    "resume_output": "snapshot_resume",
+    "validate_session_handoff": "session_handoff_validator",
+    "validate_stage_snapshot": "snapshot_validator",
+    "write_session_handoff": "session_handoff_writer",
+    "write_stage_snapshot": "snapshot_writer",
 }
 
 
@@ -56,7 +58,6 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from typing import Any
 
-    from .emit import Emission, emit_stage_snapshot
     from .errors import (
         DatarimError,
         HelpRequested,
@@ -67,14 +68,14 @@ if TYPE_CHECKING:
         UsageError,
     )
     from .redaction import redact
-    from .resume import replay_prompt, resume_output
     from .roots import RootChoice, discover_root
-    from .session import SessionSaved, render_session_block, write_session_handoff
     from .session_format import check_session_bytes
+    from .session_handoff_validator import check_session_file, validate_session_handoff
+    from .session_handoff_writer import SessionSaved, render_session_block, write_session_handoff
     from .session_replay import replay_session
-    from .session_validate import check_session_file, validate_session_handoff
-    from .snapshot import render_snapshot, write_stage_snapshot
-    from .validate import (
+    from .snapshot_emit import Emission, emit_stage_snapshot
+    from .snapshot_resume import replay_prompt, resume_output
+    from .snapshot_validator import (
         StageSnapshot,
         check_snapshot_bytes,
         check_snapshot_file,
@@ -82,6 +83,7 @@ if TYPE_CHECKING:
         read_stage_snapshot,
         validate_stage_snapshot,
     )
+    from .snapshot_writer import render_snapshot, write_stage_snapshot
 
 __all__ = [
     "DatarimError",

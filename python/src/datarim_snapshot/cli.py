@@ -1,4 +1,8 @@
-"""`datarim-snapshot <subcommand>`: twins of the shell entry points, same flags, bytes, codes."""
+"""Bash twin: scripts/lib/datarim-common.sh (usage, dr_err) and the dev-tools/*.sh entry points.
+
+`datarim-snapshot <subcommand>`: twins of the shell entry points, same flags, bytes,
+codes, and the one place where a command starts and where its refusal is told.
+"""
 
 from __future__ import annotations
 
@@ -6,45 +10,94 @@ import os
 import sys
 
 from .console import Console
+from .errors import DatarimError, HelpRequested, UsageError
+from .flags import MissingFlagsError
+from .texts import usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import BinaryIO, Callable
 
-# subcommand -> (module, function, the shell entry point it mirrors). Modules
-# load on demand so a call pays only for what it runs.
-COMMANDS: dict[str, tuple[str, str, str]] = {
-    "write": ("commands", "write_command", "dev-tools/snapshot-writer-wrapper.sh"),
-    "check": ("commands", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh"),
-    "emit": ("emit", "emit_command", "dev-tools/emit-stage-snapshot.sh"),
-    "replay": ("resume", "replay_command", "dev-tools/render-replay-prompt.sh"),
-    "resume": ("resume", "resume_command", "dev-tools/resume-task.sh"),
-    "session-start-hook": ("hook", "session_start_command", "dev-tools/session-start-hook.sh"),
-    "prompt-hook": ("prompt_hook", "prompt_hook_command", "dev-tools/prompt-hook.sh"),
-    "stop-hook": ("stop_hook", "stop_hook_command", "dev-tools/stop-hook.sh"),
-    "install-hooks": ("install_hooks", "install_hooks_command", "dev-tools/install-hooks.sh"),
-    "show": ("lifecycle", "show_command", "dev-tools/snapshot-show.sh"),
-    "list": ("lifecycle", "list_command", "dev-tools/snapshot-list.sh"),
-    "archive": ("lifecycle", "archive_command", "dev-tools/snapshot-archive.sh"),
+# How a command's refusal ends, as its shell twin's does: (the exit code of
+# -h/--help, of a usage error, of any other refusal; None: the error's own
+# code), and whether "missing required flag(s)" is followed by the usage text.
+WRITER = (2, None, None, True)  # write, emit, session-write
+READER = (0, 3, None, False)  # checkers, readers: every usage error is 3
+PLAIN = (0, None, None, False)
+DOCTOR = (0, 2, 1, False)
+REVERIFY = (0, 2, 2, False)
+
+# subcommand -> (module, function, the shell entry point it mirrors, the program
+# name its messages and usage text carry, how it fails). Modules load on demand
+# so a call pays only for what it runs. Hooks never fail: they catch it all.
+COMMANDS: dict[str, tuple[str, str, str, str, tuple[int, int | None, int | None, bool]]] = {
+    "write": (
+        "snapshot_writer", "write_command", "dev-tools/snapshot-writer-wrapper.sh",
+        "snapshot-writer", WRITER,
+    ),
+    "check": (
+        "snapshot_validator", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh",
+        "check-stage-snapshot", READER,
+    ),
+    "emit": (
+        "snapshot_emit", "emit_command", "dev-tools/emit-stage-snapshot.sh",
+        "emit-stage-snapshot", WRITER,
+    ),
+    "replay": (
+        "snapshot_resume", "replay_command", "dev-tools/render-replay-prompt.sh",
+        "render-replay-prompt", READER,
+    ),
+    "resume": (
+        "snapshot_resume", "resume_command", "dev-tools/resume-task.sh",
+        "resume-task", READER,
+    ),
+    "session-start-hook": (
+        "session_start_hook", "session_start_command", "dev-tools/session-start-hook.sh",
+        "session-start-hook", PLAIN,
+    ),
+    "prompt-hook": (
+        "prompt_hook", "prompt_hook_command", "dev-tools/prompt-hook.sh",
+        "prompt-hook", PLAIN,
+    ),
+    "stop-hook": (
+        "stop_hook", "stop_hook_command", "dev-tools/stop-hook.sh",
+        "stop-hook", PLAIN,
+    ),
+    "install-hooks": (
+        "install_hooks", "install_hooks_command", "dev-tools/install-hooks.sh",
+        "install-hooks", PLAIN,
+    ),
+    "show": (
+        "snapshot_lifecycle", "show_command", "dev-tools/snapshot-show.sh",
+        "snapshot-show", READER,
+    ),
+    "list": (
+        "snapshot_lifecycle", "list_command", "dev-tools/snapshot-list.sh",
+        "snapshot-list", READER,
+    ),
+    "archive": (
+        "snapshot_lifecycle", "archive_command", "dev-tools/snapshot-archive.sh",
+        "snapshot-archive", READER,
+    ),
     "session-write": (
-        "session_commands",
-        "session_write_command",
-        "dev-tools/session-handoff-writer-wrapper.sh",
+        "session_handoff_writer", "session_write_command",
+        "dev-tools/session-handoff-writer-wrapper.sh", "session-handoff-writer", WRITER,
     ),
     "session-check": (
-        "session_commands",
-        "session_check_command",
-        "dev-tools/check-session-handoff.sh",
+        "session_handoff_validator", "session_check_command",
+        "dev-tools/check-session-handoff.sh", "check-session-handoff", READER,
     ),
-    "session-replay": ("session_commands", "session_replay_command", "dev-tools/session-replay.sh"),
-    "doctor": ("doctor", "doctor_command", "dev-tools/doctor.sh"),
+    "session-replay": (
+        "session_replay", "session_replay_command", "dev-tools/session-replay.sh",
+        "session-replay", READER,
+    ),
+    "doctor": ("doctor", "doctor_command", "dev-tools/doctor.sh", "doctor", DOCTOR),
     "session-reverify": (
-        "session_commands",
-        "session_reverify_command",
-        "dev-tools/reverify-session-claims.sh",
+        "session_probes", "session_reverify_command",
+        "dev-tools/reverify-session-claims.sh", "reverify-session-claims", REVERIFY,
     ),
-}
+}  # fmt: skip
 
 BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command SIGPIPE ended
 
@@ -60,15 +113,17 @@ def main(
     args = list(sys.argv[1:] if argv is None else argv)
     console = Console(stdout, stderr)
     if not args or args[0] not in COMMANDS:
-        listing = "".join(f"  {name:<16}same as {entry[2]}\n" for name, entry in COMMANDS.items())
-        console.err.write(USAGE.encode() + b"Subcommands:\n" + listing.encode())
+        console.err.write(USAGE.encode() + b"Subcommands:\n" + _listing().encode())
         return 2
-    module_name, function_name, _ = COMMANDS[args[0]]
+    module_name, function_name, _, program, failing = COMMANDS[args[0]]
     # __import__ rather than importlib.import_module: the console script has not
     # loaded importlib (about 1 ms); with a fromlist it returns the submodule.
     module = __import__(f"datarim_snapshot.{module_name}", fromlist=[function_name])
     command: Callable[[Sequence[str], Console], int] = getattr(module, function_name)
-    code = command(args[1:], console)
+    try:
+        code = command(args[1:], console)
+    except DatarimError as exc:
+        code = _refused(console, program, failing, exc)
     failed = console.flush()
     if failed is None:
         return code
@@ -80,6 +135,32 @@ def main(
         f"datarim-snapshot {args[0]}: cannot write to standard output ({reason})\n".encode()
     )
     return code
+
+
+def _refused(
+    console: Console,
+    program: str,
+    failing: tuple[int, int | None, int | None, bool],
+    exc: DatarimError,
+) -> int:
+    """The one place a command's refusal is told: its usage text for -h/--help
+    (on stdout), else one line `program: message` on stderr; returns the exit code."""
+    help_code, usage_code, refusal_code, usage_after_missing = failing
+    if isinstance(exc, HelpRequested):
+        console.write(usage(program))
+        return help_code
+    console.error(program, exc.message)
+    if isinstance(exc, UsageError):
+        if usage_after_missing and isinstance(exc, MissingFlagsError):
+            console.err.write(usage(program))
+        return exc.code if usage_code is None else usage_code
+    return exc.code if refusal_code is None else refusal_code
+
+
+def _listing() -> str:
+    """One line a subcommand, its name padded to the longest one's."""
+    width = max(len(name) for name in COMMANDS) + 2
+    return "".join(f"  {name:<{width}}same as {entry[2]}\n" for name, entry in COMMANDS.items())
 
 
 def _die_of(name: str) -> None:

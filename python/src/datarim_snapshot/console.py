@@ -1,4 +1,7 @@
-"""Where a command's output goes: binary stdout/stderr, with the shell's message format."""
+"""Bash twin: dr_err in scripts/lib/datarim-common.sh.
+
+Where a command's output goes: binary stdout/stderr, with the shell's message format.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""`datarim-snapshot doctor`: why something resumed or did not, twin of scripts/lib/doctor.sh.
+"""Bash twin: scripts/lib/doctor.sh (+ doctor-*.awk).
+
+`datarim-snapshot doctor`: why something resumed or did not.
 
 For the workspace: the root the readers resolve and why (spec §8), whether it
 holds a knowledge base, its active tasks (so what the SessionStart hook does),
@@ -14,10 +16,9 @@ import os
 import stat
 
 from . import jsonout
-from .errors import DatarimError, HelpRequested, UsageError
+from .errors import DatarimError, UsageError
 from .flags import parse_flags
 from .rules import shown, task_id_ok
-from .texts import usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def _root(root_flag: str | None) -> tuple[str, str]:
 
 def _active(root: str) -> dict[str, Any]:
     """The active tasks and what the SessionStart hook makes of them."""
-    from .resume import active_tasks
+    from .snapshot_resume import active_tasks
 
     tasks = active_tasks(root)
     if len(tasks) == 1:
@@ -104,7 +105,7 @@ def _resume_of(root: str, task: str) -> str:
     replay of its snapshot when that is valid, else its legacy context (which
     always holds datarim/activeContext.md, where the task is listed)."""
     from .errors import MalformedError
-    from .resume import read_snapshot
+    from .snapshot_validator import read_snapshot
 
     after = "after /clear, a compaction or a resume"
     try:
@@ -125,8 +126,8 @@ def _artefacts(root: str, kind: str, report: Report) -> dict[str, Any]:
     """Every <name>.<kind>.md file of datarim/<kind>s/, by name, with the validator's verdict."""
     from .errors import MalformedError, MissingError
     from .rules import session_id_ok
-    from .session_validate import check_session_file
-    from .validate import check_snapshot_file
+    from .session_handoff_validator import check_session_file
+    from .snapshot_validator import check_snapshot_file
 
     folder = f"datarim/{kind}s"
     directory = os.path.join(root, folder)
@@ -266,22 +267,12 @@ def _settings(path: str) -> tuple[str, str | None, Any]:
         return "unreadable", "cannot be read", None
     if len(data) > FILE_LIMIT:
         return "unreadable", "over 1 MiB, not read", None
-    from .payload import load_payload
+    from .hook_payload import load_payload, repeats_a_name
 
     value = load_payload(data)
     if value is None:
         return "unreadable", "not one strict JSON object", None
-    import json
-
-    repeated: list[bool] = []
-
-    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
-        if len({key for key, _ in items}) != len(items):
-            repeated.append(True)
-        return dict(items)
-
-    json.loads(data.decode("utf-8"), object_pairs_hook=pairs, parse_int=float)
-    if repeated:
+    if repeats_a_name(data):
         return "unreadable", "repeats a name in an object", None
     return "read", None, value
 
@@ -299,7 +290,7 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
     plugins: list[dict[str, Any]] = []
     if why is not None:
         report.problem(f"{_path_text(path)}: {why}")
-    from .payload import usable
+    from .hook_payload import usable
 
     hooks = value.get("hooks") if isinstance(value, dict) else None
     for event, groups in hooks.items() if isinstance(hooks, dict) else []:
@@ -494,18 +485,8 @@ def render(facts: dict[str, Any]) -> str:
 
 def doctor_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/doctor.sh."""
-    try:
-        flags = parse_flags("--root= --json", "", argv)
-        facts = examine(flags.get("root"))
-    except HelpRequested:
-        console.write(usage(PROGRAM))
-        return 0
-    except UsageError as exc:
-        console.error(PROGRAM, exc.message)
-        return 2
-    except DatarimError as exc:
-        console.error(PROGRAM, exc.message)
-        return 1
+    flags = parse_flags("--root= --json", "", argv)
+    facts = examine(flags.get("root"))
     if flags.get("json"):
         console.write(jsonout.dumps(facts))
     else:

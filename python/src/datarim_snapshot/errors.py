@@ -1,6 +1,13 @@
-"""Exceptions of the datarim port; each carries the exit code its shell twin returns."""
+"""Bash twin: dr_err and the exit codes of scripts/lib/datarim-common.sh.
+
+Exceptions of the datarim port; each carries the exit code its shell twin returns.
+"""
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class DatarimError(Exception):
@@ -49,3 +56,11 @@ class MalformedError(DatarimError):
     """The artefact exists but breaks a rule of the contract."""
 
     code = 2
+
+
+def quietly(action: Callable[..., object], *args: object) -> None:
+    """action(*args), an OSError ignored (contextlib.suppress would cost an import)."""
+    try:  # noqa: SIM105
+        action(*args)
+    except OSError:
+        pass

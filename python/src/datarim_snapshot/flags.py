@@ -1,8 +1,14 @@
-"""The `--flag value` command-line grammar shared by every entry point (mirrors dr_parse_flags)."""
+"""Bash twin: scripts/lib/datarim-flags.sh.
+
+The `--flag value` command-line grammar shared by every entry point (dr_parse_flags),
+the checkers' command line, and whole seconds from the environment.
+"""
 
 from __future__ import annotations
 
-from .errors import HelpRequested, UsageError
+import os
+
+from .errors import DatarimError, HelpRequested, UsageError
 
 
 class MissingFlagsError(UsageError):
@@ -10,7 +16,9 @@ class MissingFlagsError(UsageError):
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+
+    from .console import Console
 
 
 def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]:
@@ -74,3 +82,74 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
     if missing:
         raise MissingFlagsError("missing required flag(s): " + " ".join(missing))
     return found
+
+
+def seconds_env(name: str, default: int) -> int:
+    """A whole number of seconds from the environment (unset or empty: default)."""
+    value = os.environ.get(name, "")
+    if value == "":
+        return default
+    if not value.isascii() or not value.isdigit() or len(value) > 9:
+        raise UsageError(f"{name} must be a whole number of seconds")
+    return int(value)
+
+
+
+def run_checker(
+    argv: Sequence[str],
+    console: Console,
+    id_flag: str,
+    validate: Callable[[str, str | None], object],
+    run_self_test: Callable[[Console], int],
+) -> int:
+    """A validator's command line: <id_flag> <ID> [--root <dir>], --validate-frontmatter
+    (accepted, changes nothing), --self-test, -h/--help. 0 valid, 1 missing,
+    2 malformed, 3 usage (cli.READER); nothing on stdout, one line on stderr."""
+    name = id_flag[2:]
+    flags = parse_flags(f"{id_flag}= --root= --validate-frontmatter --self-test", "", argv)
+    if flags.get("self_test"):
+        return run_self_test(console)
+    if name not in flags:
+        raise UsageError(f"missing required flag(s): {id_flag}", code=3)
+    validate(flags[name], flags.get("root"))
+    return 0
+
+
+def self_test(
+    console: Console,
+    program: str,
+    write: Callable[[str], str],
+    check: Callable[[str], object],
+) -> int:
+    """A validator's --self-test: in a scratch root, write(scratch) writes an
+    artefact and returns its path; check(path) must pass it, refuse it as
+    malformed (2) once a byte is appended, and as missing (1) once it is gone."""
+    import shutil
+    import tempfile
+
+    scratch = tempfile.mkdtemp()
+    try:
+        path = write(scratch)
+        check(path)
+        with open(path, "ab") as handle:
+            handle.write(b"x")
+        ok = _fails_with(lambda: check(path), 2)
+        os.unlink(path)
+        ok = ok and _fails_with(lambda: check(path), 1)
+    except (DatarimError, OSError):
+        ok = False
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if not ok:
+        console.error(program, "self-test failed")
+        return 2
+    console.write(f"{program}: self-test passed\n".encode())
+    return 0
+
+
+def _fails_with(check: Callable[[], object], code: int) -> bool:
+    try:
+        check()
+    except DatarimError as exc:
+        return exc.code == code
+    return False

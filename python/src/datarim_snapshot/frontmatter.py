@@ -1,4 +1,6 @@
-"""Reads `key: value` frontmatter the way every datarim validator does (twin of frontmatter.awk).
+"""Bash twin: scripts/lib/frontmatter.awk.
+
+Reads `key: value` frontmatter the way every datarim validator does.
 
 One field per line, each exactly once, in the writer's order; the first
 broken rule raises MalformedError with the message the shell prints.
@@ -11,7 +13,7 @@ from .rules import shown, utf8_scan
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
 
 class Lines:
@@ -29,6 +31,17 @@ class Lines:
         line = self.data[self.pos : end]
         self.pos = end + 1
         return line
+
+    def items(self) -> Iterator[bytes]:
+        """The indented lines ("  ...") from here on, a YAML list's items; the
+        first line that is not one stays unread."""
+        while True:
+            mark = self.pos
+            item = self.next()
+            if item is None or not item.startswith(b"  "):
+                self.pos = mark
+                return
+            yield item
 
 
 def open_frontmatter(data: bytes, cap: int) -> Lines:

@@ -1,4 +1,6 @@
-"""What the agent-runtime hooks keep between calls, twin of scripts/lib/hook-state.sh.
+"""Bash twin: scripts/lib/hook-state.sh.
+
+What the agent-runtime hooks keep between calls.
 
 The state directory (spec §9, docs/agent-runtimes.md), its log of failures and
 the per-session turn records that the UserPromptSubmit hook leaves for the Stop
@@ -15,12 +17,16 @@ costs only the interpreter's start.
 from __future__ import annotations
 
 import os
+import sys
 
 from .records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+    from collections.abc import Sequence
+    from typing import Any, BinaryIO, Callable
+
+    from .console import Console
 
 # The most bytes a UserPromptSubmit or Stop payload may have: the final answer
 # rides in a Stop payload whole, and a stage's answer is far shorter.
@@ -149,7 +155,7 @@ def write_turn(path: str, record: TurnRecord) -> bool:
     directory = os.path.dirname(path)
     if not (make_dir(os.path.dirname(directory)) and make_dir(directory)):
         return False
-    from .fsops import random15
+    from .lock import random15
 
     tmp = os.path.join(directory, f".tmp.{os.getpid()}.{random15()}")
     try:
@@ -229,7 +235,7 @@ class Payload(Record):
         """("s", text) for a string without U+0000, lone surrogates or control
         characters; ("t"|"f"|"n", "") for true, false, null; ("-", "") absent;
         ("x", "") anything else."""
-        from .payload import usable_string
+        from .hook_payload import usable_string
 
         if name not in self.members:
             return "-", ""
@@ -303,7 +309,7 @@ def read_payload(stream: BinaryIO) -> tuple[int, Payload | None]:
     if len(data) > PAYLOAD_LIMIT:
         drain(stream)
         return 3, None
-    from .payload import load_payload
+    from .hook_payload import load_payload
 
     members = load_payload(data)
     return (0, Payload(members)) if members is not None else (1, None)
@@ -316,3 +322,24 @@ def payload_failure(status: int) -> str:
     if status == 4:
         return "cannot write a temporary file in the state directory"
     return "payload is not one strict JSON object"
+
+
+def run_turn_hook(
+    argv: Sequence[str],
+    console: Console,
+    hook: str,
+    body: Callable[[Sequence[str], BinaryIO], None],
+) -> int:
+    """A turn hook's command line (prompt-hook, stop-hook): -h/--help prints its
+    usage; else body(argv, stdin) runs, and whatever goes wrong there, a prompt
+    or a turn is never blocked: nothing on stdout or stderr, exit 0."""
+    if argv and argv[0] in ("-h", "--help"):
+        from .texts import usage
+
+        console.write(usage(hook))
+        return 0
+    try:  # noqa: SIM105 (contextlib costs an import)
+        body(argv, sys.stdin.buffer)
+    except Exception:  # the hook never blocks
+        pass
+    return 0

@@ -1,5 +1,7 @@
-"""`install-hooks`: this project's hooks into a Claude Code settings.json or a Codex
-hooks.json, twin of scripts/lib/install-hooks.sh and scripts/lib/hooks-splice.awk.
+"""Bash twin: scripts/lib/install-hooks.sh (+ hooks-splice.awk).
+
+`install-hooks`: this project's hooks into a Claude Code settings.json or a Codex
+hooks.json.
 
 The splice (the rules are spelled out at the head of hooks-splice.awk, and the
 two follow them step for step) adds what is missing and changes no byte that is
@@ -15,10 +17,9 @@ from __future__ import annotations
 import os
 import sys
 
-from .errors import DatarimError, HelpRequested, RefusedError, UsageError
+from .errors import RefusedError, UsageError
 from .flags import parse_flags
 from .records import Record
-from .texts import usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,21 +104,11 @@ def _load(data: bytes) -> str:
     raises RefusedError (exit 1) naming what is wrong."""
     if len(data) > FILE_LIMIT:
         raise RefusedError("--file is over 1 MiB; left unchanged")
-    from .payload import load_payload
+    from .hook_payload import load_payload, repeats_a_name
 
     if load_payload(data) is None:
         raise RefusedError("--file is not one strict JSON object; left unchanged")
-    import json
-
-    repeated = []
-
-    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
-        if len({key for key, _ in items}) != len(items):
-            repeated.append(True)
-        return dict(items)
-
-    json.loads(data.decode("utf-8"), object_pairs_hook=pairs, parse_int=float)
-    if repeated:
+    if repeats_a_name(data):
         raise RefusedError("--file repeats a name in an object; left unchanged")
     return data.decode("utf-8")
 
@@ -352,7 +343,7 @@ def install_hooks(
 def _replace(path: str, content: bytes, exists: bool) -> None:
     """content over path: a temp file beside it, fsynced, given path's mode (600
     for a new file), renamed over it."""
-    from .fsops import random15
+    from .lock import random15
 
     directory, name = os.path.split(path)
     tmp = os.path.join(directory, f".{name}.tmp.{os.getpid()}.{random15()}")
@@ -380,17 +371,10 @@ def _listing(events: list[str]) -> str:
 
 def install_hooks_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/install-hooks.sh."""
-    try:
-        flags = parse_flags("--runtime= --file= --hook-command=", "--runtime", argv)
-        path, added = install_hooks(
-            flags["runtime"], flags.get("file"), flags.get("hook_command") or None
-        )
-    except HelpRequested:
-        console.write(usage(PROGRAM))
-        return 0
-    except DatarimError as exc:
-        console.error(PROGRAM, exc.message)
-        return exc.code
+    flags = parse_flags("--runtime= --file= --hook-command=", "--runtime", argv)
+    path, added = install_hooks(
+        flags["runtime"], flags.get("file"), flags.get("hook_command") or None
+    )
     if added:
         console.write(
             f"{PROGRAM}: added {_listing(added)} to {path}\n".encode("utf-8", "surrogateescape")

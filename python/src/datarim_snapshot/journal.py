@@ -1,5 +1,6 @@
-"""The reference writer's harness journal (spec §8), the twin of snapshot_journal in
-scripts/lib/snapshot-writer.sh.
+"""Bash twin: scripts/lib/datarim-journal.sh.
+
+The reference writer's harness journal (spec §8).
 
 When a test harness made /tmp/datarim-test-<task>/ (DATARIM_HARNESS_DIR stands in
 for /tmp), each write appends one line to its journal.md. A path that predictable
@@ -57,7 +58,7 @@ def _body_marks(task: str, body_file: str) -> tuple[str, str]:
 
 def append(task: str, stage: str, captured_at: str, body_file: str, content: bytes) -> None:
     """Appends the journal line of one write, when the harness directory may be trusted."""
-    from .snapshot import journal_directory
+    from .snapshot_writer import journal_directory
 
     directory = journal_directory(task)
     if not _trusted(directory):

@@ -1,4 +1,6 @@
-"""The one JSON shape both implementations print for --json: compact, UTF-8 unescaped, one line.
+"""Bash twin: json_string in scripts/lib/datarim-rules.awk.
+
+The one JSON shape both implementations print for --json: compact, UTF-8 unescaped, one line.
 
 Strings are escaped exactly as json_string in scripts/lib/datarim-rules.awk does.
 """

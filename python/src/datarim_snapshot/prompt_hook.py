@@ -1,4 +1,6 @@
-"""The UserPromptSubmit hook of Claude Code and Codex, twin of scripts/lib/prompt-hook.sh.
+"""Bash twin: scripts/lib/prompt-hook.sh.
+
+The UserPromptSubmit hook of Claude Code and Codex.
 
 Records the turn's stage command for the Stop hook (stop_hook.py), which
 captures the snapshot when the turn ends: the transcript is not always written
@@ -12,7 +14,6 @@ prompt: prints nothing, exits 0; a failure is one line in the hooks log.
 from __future__ import annotations
 
 import os
-import sys
 
 from . import hook_state
 
@@ -77,13 +78,4 @@ def prompt_hook(argv: Sequence[str], stdin: BinaryIO) -> None:
 
 def prompt_hook_command(argv: Sequence[str], console: Console) -> int:
     """Same effects as dev-tools/prompt-hook.sh; always exit 0, nothing on stdout or stderr."""
-    if argv and argv[0] in ("-h", "--help"):
-        from .texts import usage
-
-        console.write(usage(HOOK))
-        return 0
-    try:  # noqa: SIM105 (contextlib costs an import)
-        prompt_hook(argv, sys.stdin.buffer)
-    except Exception:  # whatever goes wrong, a prompt is never blocked
-        pass
-    return 0
+    return hook_state.run_turn_hook(argv, console, HOOK, prompt_hook)

@@ -1,4 +1,6 @@
-"""Value classes without dataclasses: importing dataclasses (and inspect with it)
+"""Bash twin: none (Python only).
+
+Value classes without dataclasses: importing dataclasses (and inspect with it)
 costs a command about 10 ms, more than the work of a whole write.
 
 A record lists its fields in ``__slots__`` and sets them in its own ``__init__``;

@@ -1,4 +1,6 @@
-"""The secret redactor, twin of scripts/lib/datarim-redact.awk (same rules, same order).
+"""Bash twin: scripts/lib/datarim-redact.awk.
+
+The secret redactor (same rules, same order as its twin).
 
 One interface for every writer (session handoff and stage snapshots):
 ``redact(data) -> (redacted, count)`` or ``redact_lines(lines) -> (lines, count)``.
@@ -294,14 +296,11 @@ def redact_lines(lines: list[bytes]) -> tuple[list[bytes], int]:
     return out, redactor.count
 
 
-# Every rule needs one of these words (any case) in the text: the key names
-# and PEM labels hold "key", "pass", "secret" or "token", the header
-# "authorization", and the tokens start "akia", "asia", "gh?_", "github_pat_",
-# "sk-" or "xox".
-_TRIGGERS = (
-    b"key", b"pass", b"secret", b"token", b"authorization", b"akia", b"asia",
-    b"ghp_", b"gho_", b"ghs_", b"ghu_", b"ghr_", b"github_pat_", b"sk-", b"xox",
-)  # fmt: skip
+# Every rule needs one of these words (any case) in the text: each key suffix
+# holds a stem, a PEM label "PRIVATE KEY", the header "authorization", and a
+# token its literal prefix.
+_KEY_STEMS = (b"key", b"pass", b"secret", b"token")
+_TRIGGERS = (*_KEY_STEMS, b"authorization", *(rule.literal.lower() for rule in _TOKEN_RULES))
 
 
 def may_hold_secret(data: bytes) -> bool:

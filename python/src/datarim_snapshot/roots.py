@@ -1,13 +1,19 @@
-"""Where a reader or hook works when no --root is given (spec §8), the twin of
-dr_discover_root in scripts/lib/datarim-common.sh: the one rule every reader
-and hook follows."""
+"""Bash twin: scripts/lib/datarim-roots.sh.
+
+Where a command works: the reader's root (--root, else the one rule of spec §8
+every reader and hook follows) and the writer's (--root, made physical).
+"""
 
 from __future__ import annotations
 
 import os
 
-from .errors import UsageError
+from .errors import RefusedError, UsageError
 from .records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .console import Console
 
 GIT_TOP_LEVEL = "git-top-level"
 NEAREST_KNOWLEDGE_BASE = "nearest-knowledge-base"
@@ -104,3 +110,53 @@ def reader_root(root_flag: str | None) -> str:
     if not os.path.isdir(root_flag):
         raise UsageError("--root is not a directory", code=3)
     return root_flag
+
+
+def writer_root(root: str) -> str:
+    """The physical absolute root; refuses one inside a knowledge base's own datarim/."""
+    if not os.path.isdir(root):
+        raise RefusedError("--root is not a directory")
+    try:
+        # Searchable too (the shell twin cd's into it): "root/." resolves only then.
+        os.stat(os.path.join(root, "."))
+    except OSError:
+        raise RefusedError("--root is not a directory") from None
+    try:
+        os.getcwd()
+    except OSError:
+        # The shell twin resolves the root with cd and back; from a deleted
+        # working directory there is no way back, and it refuses.
+        raise RefusedError("cannot return to the working directory") from None
+    absolute = os.path.realpath(root)
+    part = absolute
+    while part not in ("", "/"):
+        if os.path.basename(part) == "datarim" and is_knowledge_base(part):
+            raise RefusedError(
+                "--root lies inside a knowledge base's datarim/ directory; pass the workspace root"
+            )
+        part = os.path.dirname(part)
+    return absolute
+
+
+def new_knowledge_base(root: str) -> str | None:
+    """The physical <root>/datarim when it holds no knowledge base yet, so that a
+    write starts one there (often the sign of a mistaken --root); else None.
+    Quiet: a root that cannot be resolved is for the write to report."""
+    try:
+        datarim = os.path.join(writer_root(root), "datarim")
+    except RefusedError:
+        return None
+    return None if is_knowledge_base(datarim) else datarim
+
+
+def tell_written(
+    console: Console, program: str, new_knowledge_base: str | None, redactions: int
+) -> None:
+    """What a writer says on stderr after a write: the knowledge base it started
+    (often the sign of a mistaken --root), and how many secrets it redacted."""
+    if new_knowledge_base:
+        message = f"created a new knowledge base in {new_knowledge_base} (is --root right?)"
+        console.error(program, message)
+    if redactions:
+        console.error(program, f"redacted {redactions} secret(s) before saving")
+

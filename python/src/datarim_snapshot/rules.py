@@ -1,8 +1,10 @@
-"""Field and byte rules shared by the writers and validators.
+"""Bash twin: scripts/lib/datarim-rules.awk (+ datarim-rules.sh).
 
-Mirrors scripts/lib/datarim-rules.awk and the task-ID rule of
-scripts/lib/datarim-common.sh; the conformance corpus pins that both give the
-same verdict and message for the same input.
+Field and byte rules shared by the writers and validators.
+
+The task-ID rule is the one of scripts/lib/datarim-common.sh too; the
+conformance corpus pins that both give the same verdict and message for the
+same input.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""The session-handoff artefact (CONTRACT §5): layer headings, claim provenance
-and the whole-file check every block must pass. Twin of scripts/lib/session-format.awk;
-shared by the writer (which checks a file before appending to it), the validator
-and the resume.
+"""Bash twin: scripts/lib/session-format.awk.
+
+The session-handoff artefact (spec §5): layer headings, claim provenance
+and the whole-file check every block must pass; shared by the writer (which
+checks a file before appending to it), the validator and the resume.
 """
 
 from __future__ import annotations
@@ -270,12 +271,7 @@ def _check_frontmatter(lines: Lines, session_id: str, block: Block) -> None:
     line = reader.field("active_tasks")
     block.tasks = []
     if line == b"active_tasks:":
-        while True:
-            mark = lines.pos
-            item = lines.next()
-            if item is None or not item.startswith(b"  "):
-                lines.pos = mark
-                break
+        for item in lines.items():
             number = len(block.tasks) + 1
             task = item[4:].decode("utf-8", "replace")
             if not item.startswith(b"  - ") or not task_id_ok(task):

@@ -1,7 +1,8 @@
-"""The resume of a session handoff (/dr-continue, CONTRACT §5), twin of
-scripts/lib/session-replay.sh and session-replay.awk: pick the artefact,
+"""Bash twin: scripts/lib/session-replay.sh (+ session-replay.awk).
+
+The resume of a session handoff (/dr-continue, spec §5): pick the artefact,
 validate it, re-verify its claims against the live state, then print the
-banners and the shared replay prompt (CONTRACT §4) of the newest block.
+banners and the shared replay prompt (spec §4) of the newest block.
 
 Unlike the snapshot replay this is never silent: an operator who asked to
 resume a session learns why it cannot be resumed.
@@ -11,15 +12,22 @@ from __future__ import annotations
 
 import os
 
-from . import probes
+from . import session_probes
 from .errors import MalformedError, MissingError, UsageError
+from .flags import parse_flags
 from .frontmatter import text
 from .records import Record
-from .replay_template import render_replay_prompt
+from .replay_render import render_replay_prompt
 from .roots import reader_root
 from .rules import bad_session, first_word, occurrences, pattern, session_id_ok
 from .session_format import SESSION_CAP, Block, check_session_bytes, layer, word
-from .validate import read_artifact
+from .snapshot_validator import read_artifact
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .console import Console
 
 SUFFIX = ".session.md"
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -80,7 +88,7 @@ def _scan_repo(line: bytes, number: int, file_line: int, targets: Targets) -> No
     if cut is not None:
         sha = sha[: cut.start()]
     path, sha = path.replace(b"`", b""), sha.replace(b"`", b"")
-    if probes.path_ok(path) and probes.sha_ok(sha):
+    if session_probes.path_ok(path) and session_probes.sha_ok(sha):
         targets.repos.append((number, sha.decode(), os.fsdecode(path), ""))
     else:
         unchecked = (
@@ -100,7 +108,7 @@ def _scan_claim(line: bytes, number: int, targets: Targets) -> None:
     if word(low, b"pushed") < 0 and word(low, b"merged") < 0:
         return
     for candidate in pattern(_NON_WORD).split(line):
-        if probes.sha_ok(candidate):
+        if session_probes.sha_ok(candidate):
             digits = sum(48 <= byte <= 57 for byte in candidate)
             pure = digits in (0, len(candidate))
             targets.claims.append((number, candidate.decode(), pure))
@@ -111,7 +119,7 @@ def _scan_file(line: bytes, number: int, targets: Targets) -> None:
     if not line.startswith(b"- "):
         return
     path = first_word(line[2:]).replace(b"`", b"")
-    if probes.path_ok(path):
+    if session_probes.path_ok(path):
         targets.files.append((number, os.fsdecode(path)))
 
 
@@ -164,7 +172,7 @@ def probe_all(root: str, targets: Targets) -> tuple[list[str], set[int]]:
             continue
         repo = path if path.startswith("/") else os.path.join(root, path)
         repos.append((repo, path))
-        code, banner = probes.probe_stale(repo, path, sha)
+        code, banner = session_probes.probe_stale(repo, path, sha)
         if code:
             stale.append(banner)
             failed.add(number)
@@ -174,24 +182,25 @@ def probe_all(root: str, targets: Targets) -> tuple[list[str], set[int]]:
         # A word of digits only or letters only is a claim only when a
         # repository knows a commit by it: dates and PR numbers are not SHAs.
         if pure and all(
-            probes.commit_of(repo, sha)[0] == probes.UNKNOWN_COMMIT for repo, _ in repos
+            session_probes.commit_of(repo, sha)[0] == session_probes.UNKNOWN_COMMIT
+            for repo, _ in repos
         ):
             continue
         # The claim holds when any Layer 1 repository has the commit upstream;
         # else the first one whose git knows the commit says why, or the first.
         first = known = ""
         for repo, label in repos:
-            code, banner = probes.probe_sha(repo, label, sha)
-            if code == probes.PRESENT:
+            code, banner = session_probes.probe_sha(repo, label, sha)
+            if code == session_probes.PRESENT:
                 break
             first = first or banner
-            if code == probes.ABSENT:
+            if code == session_probes.ABSENT:
                 known = known or banner
         else:
             claims.append(known or first)
             failed.add(number)
     for number, path in targets.files:
-        code, banner = probes.probe_file(root, path)
+        code, banner = session_probes.probe_file(root, path)
         if code:
             missing.append(banner)
             failed.add(number)
@@ -260,3 +269,11 @@ def replay_session(
     if not banners:
         return prompt
     return os.fsencode("\n".join(banners)) + b"\n\n" + prompt
+
+
+def session_replay_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/session-replay.sh."""
+    flags = parse_flags("--session= --latest --root=", "", argv)
+    output = replay_session(flags.get("session"), bool(flags.get("latest")), flags.get("root"))
+    console.write(output)
+    return 0

@@ -1,7 +1,9 @@
-"""The Stop hook of Claude Code and Codex, twin of scripts/lib/stop-hook.sh.
+"""Bash twin: scripts/lib/stop-hook.sh (+ transcript-tail.awk).
+
+The Stop hook of Claude Code and Codex.
 
 When a turn that began with a stage command (recorded by prompt_hook.py) ends in
-an answer with a CTA block, writes that task's snapshot through emit (emit.py),
+an answer with a CTA block, writes that task's snapshot through emit (snapshot_emit.py),
 the whole answer as the body: no agent cooperation, no options file. The answer
 is the payload's last_assistant_message, or, without one (older CLIs), the last
 assistant entry in the last 262144 bytes of transcript_path. The task is the
@@ -18,7 +20,6 @@ unparsed, and returns.
 from __future__ import annotations
 
 import os
-import sys
 
 from . import hook_state
 
@@ -48,7 +49,7 @@ def stop_hook(argv: Sequence[str], stdin: BinaryIO) -> None:
     if disabled or state is None or not hook_state.turns_pending(state):
         hook_state.drain(stdin)
         return
-    from .fsops import random15
+    from .lock import random15
 
     answer = os.path.join(state, "turns", f".answer.{os.getpid()}.{random15()}")
     try:
@@ -148,7 +149,7 @@ def read_transcript_answer(field: tuple[str, str]) -> tuple[bytes | None, str]:
             tail = handle.read(TRANSCRIPT_TAIL)
     except OSError:
         return None, "transcript_path is not a readable file"
-    from .payload import load_payload
+    from .hook_payload import load_payload
 
     lines = tail.split(b"\n")
     if lines and lines[-1] == b"":
@@ -216,9 +217,9 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
             state, HOOK, f"{what}: the payload's cwd is not an absolute directory; nothing written"
         )
         return
-    from . import fsops
+    from .flags import seconds_env
     from .roots import is_knowledge_base
-    from .validate import find_root
+    from .snapshot_validator import find_root
 
     root = find_root(directory)
     if not is_knowledge_base(os.path.join(root, "datarim")):
@@ -230,7 +231,7 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
         return
     # A hook has a deadline (install-hooks gives Stop 30 s): wait less for a lock.
     try:
-        timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
+        timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
     except DatarimError:
         hook_state.log(
             state,
@@ -238,7 +239,7 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
             f"{what}: DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds; nothing written",
         )
         return
-    from .emit import emit_stage_snapshot
+    from .snapshot_emit import emit_stage_snapshot
 
     try:
         emit_stage_snapshot(
@@ -261,13 +262,4 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
 
 def stop_hook_command(argv: Sequence[str], console: Console) -> int:
     """Same effects as dev-tools/stop-hook.sh; always exit 0, nothing on stdout or stderr."""
-    if argv and argv[0] in ("-h", "--help"):
-        from .texts import usage
-
-        console.write(usage(HOOK))
-        return 0
-    try:  # noqa: SIM105 (contextlib costs an import)
-        stop_hook(argv, sys.stdin.buffer)
-    except Exception:  # whatever goes wrong, a turn is never blocked
-        pass
-    return 0
+    return hook_state.run_turn_hook(argv, console, HOOK, stop_hook)

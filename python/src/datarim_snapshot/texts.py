@@ -1,4 +1,7 @@
-"""The texts both implementations print (usage, replay template), kept once in scripts/lib/text."""
+"""Bash twin: scripts/lib/text/ (the files both implementations print).
+
+The texts both implementations print (usage, replay template), kept once in scripts/lib/text.
+"""
 
 from __future__ import annotations
 

@@ -1,17 +1,22 @@
-"""Session-handoff writer (CONTRACT §5), the twin of scripts/lib/session-handoff-writer.sh
-and scripts/lib/session-render.awk: append-only, at most 32768 bytes, secrets
-redacted, every claim tagged."""
+"""Bash twin: scripts/lib/session-handoff-writer.sh (+ session-render.awk).
+
+Session-handoff writer (spec §5): append-only, at most 32768 bytes, secrets
+redacted, every claim tagged.
+"""
 
 from __future__ import annotations
 
 import os
 
-from . import anchor, fsops
+from . import git_anchor
 from .errors import MalformedError, RefusedError
+from .flags import parse_flags, seconds_env
+from .inputs import one_stdin, read_input, read_prefix, require_readable
+from .lock import held_lock
+from .publish import artifact_dir, publish
 from .records import Record
 from .redaction import redact, redact_lines
-from .resume_block import render_resume_block
-from .roots import is_knowledge_base
+from .roots import is_knowledge_base, tell_written, writer_root
 from .rules import (
     BOM,
     bad_session,
@@ -37,13 +42,15 @@ from .session_format import (
     repo_line,
     untagged_claim,
 )
-from .snapshot import now_utc
+from .session_resume_block import render_resume_block
+from .snapshot_writer import now_utc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .snapshot import PathLike
+    from .console import Console
+    from .snapshot_writer import PathLike
 
 BODY_MAX = 1048576
 TASKS_MAX = 8192
@@ -122,14 +129,14 @@ def _read_tasks(data: bytes) -> list[str]:
     return tasks
 
 
-def git_state(root: str, directories: Sequence[str]) -> list[tuple[str, anchor.Anchor]]:
+def git_state(root: str, directories: Sequence[str]) -> list[tuple[str, git_anchor.Anchor]]:
     """The live state of each directory (--git-state) for Layer 1: its path as
     Layer 1 names it (relative to the physical workspace root when inside it,
     "." for the root itself, else physical and absolute) and where its code
-    stands, as snapshot anchoring finds it (anchor.probe: dirty when anything
+    stands, as snapshot anchoring finds it (git_anchor.probe: dirty when anything
     outside its datarim/ differs from HEAD). RefusedError for a directory that
     is none, or no git work tree with a commit."""
-    found: list[tuple[str, anchor.Anchor]] = []
+    found: list[tuple[str, git_anchor.Anchor]] = []
     seen: set[str] = set()
     for directory in directories:
         if not os.path.isdir(directory):
@@ -143,7 +150,7 @@ def git_state(root: str, directories: Sequence[str]) -> list[tuple[str, anchor.A
         if physical in seen:
             raise RefusedError(f"--git-state names {directory} twice")
         seen.add(physical)
-        facts = anchor.probe(physical, forced=True)
+        facts = git_anchor.probe(physical, forced=True)
         if facts is None:
             raise RefusedError(f"--git-state {directory} is not a git work tree with a commit")
         if physical == root:
@@ -156,7 +163,7 @@ def git_state(root: str, directories: Sequence[str]) -> list[tuple[str, anchor.A
     return found
 
 
-def _git_lines(state: Sequence[tuple[str, anchor.Anchor]]) -> list[bytes]:
+def _git_lines(state: Sequence[tuple[str, git_anchor.Anchor]]) -> list[bytes]:
     """The Layer 1 lines of --git-state:
     "repo: <path>  HEAD: <sha>  branch: <name>  status: clean|dirty", the path as
     the resume reads it back, "(detached)" for a detached HEAD."""
@@ -306,8 +313,9 @@ def render_session_block(
     captured_at: str,
     tasks_data: bytes,
     body_data: bytes,
+    *,
     old: bytes | None = None,
-    git: Sequence[tuple[str, anchor.Anchor]] = (),
+    git: Sequence[tuple[str, git_anchor.Anchor]] = (),
 ) -> RenderedBlock:
     """One block, validated, redacted and cut to the room the cap leaves after
     old (the file it is appended to); git (git_state's) gives Layer 1 its
@@ -387,7 +395,7 @@ def read_old(directory: str, path: str) -> bytes | None:
     if not os.access(path, os.R_OK):
         raise RefusedError(f"datarim/sessions/{os.path.basename(path)} is not readable")
     try:
-        return fsops.read_prefix(path, OLD_READ_LIMIT)
+        return read_prefix(path, OLD_READ_LIMIT)
     except OSError:
         raise RefusedError(f"datarim/sessions/{os.path.basename(path)} is not readable") from None
 
@@ -413,29 +421,29 @@ def write_session_handoff(
     them nothing already on disk has changed."""
     if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
         return None
-    timeout = fsops.seconds_env("DR_SESSION_LOCK_TIMEOUT", 60)
+    timeout = seconds_env("DR_SESSION_LOCK_TIMEOUT", 60)
     tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
-    fsops.one_stdin(("--active-tasks-file", tasks_path), ("--body-file", body_path))
+    one_stdin(("--active-tasks-file", tasks_path), ("--body-file", body_path))
     if not session_id_ok(session):
         raise RefusedError(bad_session(session))
     stamp = captured_at or now_utc()
-    fsops.require_readable(tasks_path, "--active-tasks-file")
-    fsops.require_readable(body_path, "--body-file")
-    absolute = fsops.resolve_root(os.fspath(root))
+    require_readable(tasks_path, "--active-tasks-file")
+    require_readable(body_path, "--body-file")
+    absolute = writer_root(os.fspath(root))
     state = git_state(absolute, git_state_of) if git_state_of else []
     directory = os.path.join(absolute, "datarim", "sessions")
     name = f"{session}.session.md"
     path = os.path.join(directory, name)
     try:
-        tasks_data = fsops.read_input(tasks_path, TASKS_MAX + 1)
-        body_data = fsops.read_input(body_path, BODY_MAX + 1)
+        tasks_data = read_input(tasks_path, TASKS_MAX + 1)
+        body_data = read_input(body_path, BODY_MAX + 1)
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
 
     def render(old: bytes | None) -> RenderedBlock:
         return render_session_block(
             session, captured_by, recommended_next, next_action, stamp, tasks_data, body_data,
-            old, state,
+            old=old, git=state,
         )  # fmt: skip
 
     # Render against the file as it is now, so that a refusal touches nothing;
@@ -444,14 +452,42 @@ def write_session_handoff(
     rendered = render(old)
     datarim = os.path.join(absolute, "datarim")
     new_kb = None if is_knowledge_base(datarim) else datarim
-    fsops.artifact_dir(directory)
-    with fsops.held_lock(os.path.join(directory, f".lock.{session}"), timeout):
+    artifact_dir(directory)
+    with held_lock(os.path.join(directory, f".lock.{session}"), timeout):
         now = read_old(directory, path)
         if now != old:
             old, rendered = now, render(now)
         content = rendered.block if old is None else old + b"\n" + rendered.block
-        fsops.publish(directory, name, session, content)
+        publish(directory, name, session, content)
     block = render_resume_block(
         absolute, session, recommended_next, rendered.next_action, rendered.tasks
     )
     return SessionSaved(path, rendered.redactions, block, new_kb)
+
+
+def session_write_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/session-handoff-writer-wrapper.sh."""
+    if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
+        return 0
+    flags = parse_flags(
+        "--root= --session= --captured-by= --recommended-next= --next-action= "
+        "--active-tasks-file= --body-file= --captured-at= --git-state=+",
+        "--root --session --captured-by --recommended-next --next-action "
+        "--active-tasks-file --body-file",
+        argv,
+    )
+    saved = write_session_handoff(
+        root=flags["root"],
+        session=flags["session"],
+        captured_by=flags["captured_by"],
+        recommended_next=flags["recommended_next"],
+        next_action=flags["next_action"],
+        active_tasks_file=flags["active_tasks_file"],
+        body_file=flags["body_file"],
+        captured_at=flags.get("captured_at") or None,
+        git_state_of=flags["git_state"].split("\n") if "git_state" in flags else (),
+    )
+    if saved is not None:
+        tell_written(console, PROGRAM, saved.new_knowledge_base, saved.redactions)
+        console.write(saved.resume_block)
+    return 0

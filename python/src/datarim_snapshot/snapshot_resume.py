@@ -1,8 +1,9 @@
-"""Snapshot-first resume (CONTRACT §4), the twin of scripts/lib/snapshot-resume.sh
-and scripts/lib/resume-render.awk.
+"""Bash twin: scripts/lib/snapshot-resume.sh (+ resume-render.awk).
+
+Snapshot-first resume (spec §4): resume-task and render-replay-prompt.
 
 A task's replay prompt when its snapshot is valid, else its legacy context
-(CONTRACT §1, in the fallback order). Without a task ID, the task is the only
+(spec §1, in the fallback order). Without a task ID, the task is the only
 one listed under ``## Active Tasks`` in ``datarim/activeContext.md``.
 """
 
@@ -10,22 +11,22 @@ from __future__ import annotations
 
 import os
 
-from . import anchor, fsops, jsonout
-from .errors import DatarimError, HelpRequested, MalformedError, UsageError
+from . import git_drift, jsonout
+from .errors import DatarimError, MalformedError, UsageError
 from .flags import parse_flags
+from .inputs import read_prefix
 from .records import Record
-from .replay_template import render_replay_prompt
+from .replay_render import render_replay_prompt
 from .roots import reader_root
 from .rules import bad_task, first_word, pattern, task_id_ok
-from .texts import usage
-from .validate import check_snapshot_file
+from .snapshot_validator import read_snapshot
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .console import Console
-    from .validate import StageSnapshot
+    from .snapshot_validator import StageSnapshot
 
 REPLAY = "render-replay-prompt"
 RESUME = "resume-task"
@@ -81,11 +82,6 @@ def active_tasks(root: str) -> list[str]:
     return found
 
 
-def resolve_root(root_flag: str | None) -> str:
-    """--root when given (it must be a directory), else the root spec §8 finds."""
-    return reader_root(root_flag)
-
-
 def pick_task(root: str, task_flag: str | None) -> str:
     """The task named by --task, else the one active task; UsageError (3) otherwise."""
     if task_flag:
@@ -102,19 +98,6 @@ def pick_task(root: str, task_flag: str | None) -> str:
         f"({' '.join(active)}); pass --task <ID>",
         code=3,
     )
-
-
-def read_snapshot(root: str, task: str) -> StageSnapshot:
-    """The validated snapshot; MissingError (1) or MalformedError (2), whose message
-    is the rule broken as the validator words it ("datarim/snapshots/<ID>.snapshot.md
-    bad captured_at"). The caller decides whether to say it."""
-    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
-        raise MalformedError("datarim/snapshots is a symlink")
-    rel = f"datarim/snapshots/{task}.snapshot.md"
-    try:
-        return check_snapshot_file(os.path.join(root, rel), task)
-    except MalformedError as exc:
-        raise MalformedError(f"{rel} {exc.message}") from None
 
 
 def option_command(option: bytes) -> bytes:
@@ -145,10 +128,10 @@ def chosen_cta(choice: bytes, options: Sequence[bytes]) -> bytes | None:
     return None
 
 
-def snapshot_text(cta: bytes, body: bytes, drift: anchor.Drift | None = None) -> bytes:
+def snapshot_text(cta: bytes, body: bytes, drift: git_drift.Drift | None = None) -> bytes:
     """What a resume hands over for a valid snapshot: the drift notice when the code
     moved on since the snapshot, then the one replay prompt."""
-    return anchor.notice(drift) + render_replay_prompt(cta, body)
+    return git_drift.notice(drift) + render_replay_prompt(cta, body)
 
 
 def legacy_documents(root: str, task: str, limit: int | None = None) -> list[LegacyDocument]:
@@ -165,7 +148,7 @@ def legacy_documents(root: str, task: str, limit: int | None = None) -> list[Leg
                 with open(path, "rb") as handle:
                     data = handle.read()
             else:
-                data = fsops.read_prefix(path, limit)
+                data = read_prefix(path, limit)
         except OSError:
             continue
         nul = data.find(b"\0")
@@ -186,7 +169,11 @@ def legacy_text(task: str, documents: Sequence[LegacyDocument]) -> str:
 
 
 def snapshot_json(
-    task: str, snapshot: StageSnapshot, cta: bytes, text: bytes, drift: anchor.Drift | None = None
+    task: str,
+    snapshot: StageSnapshot,
+    cta: bytes,
+    text: bytes,
+    drift: git_drift.Drift | None = None,
 ) -> bytes:
     fields: dict[str, object] = {
         "source": "snapshot",
@@ -199,7 +186,7 @@ def snapshot_json(
         "truncated": snapshot.truncated,
     }
     if drift is not None:
-        fields["drift"] = anchor.drift_json(drift)
+        fields["drift"] = git_drift.drift_json(drift)
     fields["prompt"] = text.decode()
     return jsonout.dumps(fields)
 
@@ -278,7 +265,7 @@ def resume_output(
 def snapshot_output(
     fmt: str, root: str, task: str, snapshot: StageSnapshot, cta: bytes, budget: int = 0
 ) -> bytes | None:
-    drift = anchor.drift(root, snapshot.extra)
+    drift = git_drift.drift(root, snapshot.extra)
     text = snapshot_text(cta, snapshot.body, drift)
     if fmt == "text":
         return text
@@ -299,7 +286,7 @@ def replay_prompt(task: str, root: str | None = None, option: str | None = None)
     MissingError (1) or MalformedError (2) when the caller must fall back."""
     if not task_id_ok(task):
         raise UsageError(bad_task(task), code=3)
-    root = resolve_root(root)
+    root = reader_root(root)
     snapshot = read_snapshot(root, task)
     if option is None:
         cta: bytes | None = recommended_cta(task, snapshot.recommended_next, snapshot.options)
@@ -307,25 +294,18 @@ def replay_prompt(task: str, root: str | None = None, option: str | None = None)
         cta = chosen_cta(os.fsencode(option), snapshot.options)
     if cta is None:
         raise UsageError(f"--option {option} matches no option of {task}", code=3)
-    return snapshot_text(cta, snapshot.body, anchor.drift(root, snapshot.extra))
+    return snapshot_text(cta, snapshot.body, git_drift.drift(root, snapshot.extra))
 
 
 def replay_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/render-replay-prompt.sh."""
-    try:
-        flags = parse_flags("--task= --root= --hint --option= --json", "", argv)
-        if flags.get("hint") and (flags.get("option") or flags.get("json")):
-            raise UsageError(
-                "--hint prints recommended_next alone; it takes neither --option nor --json"
-            )
-        root = resolve_root(flags.get("root"))
-        task = pick_task(root, flags.get("task"))
-    except HelpRequested:
-        console.write(usage(REPLAY))
-        return 0
-    except DatarimError as exc:
-        console.error(REPLAY, exc.message)
-        return 3
+    flags = parse_flags("--task= --root= --hint --option= --json", "", argv)
+    if flags.get("hint") and (flags.get("option") or flags.get("json")):
+        raise UsageError(
+            "--hint prints recommended_next alone; it takes neither --option nor --json"
+        )
+    root = reader_root(flags.get("root"))
+    task = pick_task(root, flags.get("task"))
     try:
         snapshot = read_snapshot(root, task)
     except DatarimError as exc:
@@ -338,12 +318,10 @@ def replay_command(argv: Sequence[str], console: Console) -> int:
         cta = chosen_cta(os.fsencode(choice), snapshot.options)
         if cta is None:
             names = ", ".join(f'"{option_command(o).decode()}"' for o in snapshot.options)
-            console.error(
-                REPLAY,
+            raise UsageError(
                 f"--option {choice} matches no option of {task}; "
-                f"the options are: {names or '(none)'}",
+                f"the options are: {names or '(none)'}"
             )
-            return 3
     else:
         cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
     output = snapshot_output("json" if flags.get("json") else "text", root, task, snapshot, cta)
@@ -353,16 +331,9 @@ def replay_command(argv: Sequence[str], console: Console) -> int:
 
 def resume_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/resume-task.sh."""
-    try:
-        flags = parse_flags("--task= --root= --json", "", argv)
-        root = resolve_root(flags.get("root"))
-        task = pick_task(root, flags.get("task"))
-    except HelpRequested:
-        console.write(usage(RESUME))
-        return 0
-    except DatarimError as exc:
-        console.error(RESUME, exc.message)
-        return 3
+    flags = parse_flags("--task= --root= --json", "", argv)
+    root = reader_root(flags.get("root"))
+    task = pick_task(root, flags.get("task"))
     fmt = "json" if flags.get("json") else "text"
     why = ""
     try:
@@ -389,7 +360,7 @@ def resume_command(argv: Sequence[str], console: Console) -> int:
             )
         return 1
     # An invalid snapshot is not passed over in silence: the operator learns
-    # which rule it broke (the replay renderer stays silent, CONTRACT §4).
+    # which rule it broke (the replay renderer stays silent, spec §4).
     if why:
         console.error(
             RESUME, f"the snapshot of {task} is invalid ({why}); its legacy context follows"

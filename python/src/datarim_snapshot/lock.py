@@ -1,8 +1,9 @@
-"""Filesystem steps shared by every writer: root resolution, the mkdir lock, atomic publish.
+"""Bash twin: scripts/lib/datarim-lock.sh.
 
-The lock protocol is the one of scripts/lib/datarim-common.sh (and of the
-README's "Hardening" section), so a bash and a Python writer on the same
-artefact exclude each other:
+The mkdir lock every writer holds while it publishes.
+
+The protocol (docs/lock-protocol.md) is the same in both implementations, so
+a bash and a Python writer on the same artefact exclude each other:
 
 * the lock is a directory, ``<dir>/.lock.<ID>``, made with mkdir (atomic on
   every filesystem, NFS and SMB included, unlike flock); the writer holds it
@@ -13,250 +14,24 @@ artefact exclude each other:
   meanwhile it takes over a provably orphaned lock: a complete record of a
   dead process on this host (moved aside, re-read, compared, then replaced
   exclusively by the waiter's own), or a lock that showed no complete record
-  for ORPHAN_GRACE_SECONDS on end. Live owners and other hosts' are waited for;
-* temp files are named ``.tmp.<ID>.<pid>.<random>`` and created only while
-  holding the lock, so any such file seen by the holder is a dead writer's.
+  for ORPHAN_GRACE_SECONDS on end. Live owners and other hosts' are waited for.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import sys
 import time
 
-from .errors import LockBusyError, RefusedError, UsageError
-from .roots import is_knowledge_base
+from .errors import LockBusyError, RefusedError, quietly
 from .rules import pattern
 
 # No random, socket, shutil or contextlib here: importing them would cost every
 # write some 10 ms, more than the write itself (README "Speed").
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, BinaryIO, Callable
 
 POLL_SECONDS = 0.02
 # A lock seen without a complete owner record for this long is orphaned.
 ORPHAN_GRACE_SECONDS = 2.0
-# Another tag's temp file this old is a dead writer's (find -mtime +0).
-STALE_TEMP_SECONDS = 86400
-
-
-STDIN = "-"  # an input flag's value that names the standard input
-
-
-def require_readable(path: str, flag: str) -> None:
-    """Raises RefusedError unless path can be read as an input file: STDIN (the
-    standard input, when it is open), or a readable regular file, pipe or FIFO
-    (/dev/stdin, <(...)) or character device."""
-    if path == STDIN:
-        if _stdin() is None:
-            raise RefusedError(f"{flag} -: the standard input is closed")
-        return
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        mode = 0
-    kind_ok = stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
-    if not (kind_ok and os.access(path, os.R_OK)):
-        raise RefusedError(f"{flag} is not a readable file")
-
-
-def one_stdin(*flags: tuple[str, str | None]) -> None:
-    """At most one input flag of a call may be STDIN (there is one standard
-    input): raises UsageError naming every (flag, value) pair that is."""
-    dashes = [flag for flag, value in flags if value == STDIN]
-    if len(dashes) > 1:
-        raise UsageError(
-            " and ".join(dashes) + " read the standard input (-): at most one flag may"
-        )
-
-
-def _stdin() -> BinaryIO | None:
-    """The standard input as bytes, unbuffered where it is the process's own
-    fd 0 (so that what is not read stays where the shell twin leaves it);
-    None when it is closed."""
-    if sys.stdin is None:
-        return None
-    binary: Any = getattr(sys.stdin, "buffer", sys.stdin)
-    raw: BinaryIO = getattr(binary, "raw", binary)
-    return raw
-
-
-class InputFile:
-    """An input flag's file opened for reading (STDIN: the standard input,
-    left open on exit); `with InputFile(path) as stream: ...`."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.stream: BinaryIO | None = None
-
-    def __enter__(self) -> BinaryIO:
-        if self.path == STDIN:
-            stream = _stdin()
-            if stream is None:
-                raise OSError("the standard input is closed")
-            return stream
-        self.stream = open(self.path, "rb", buffering=0)  # noqa: SIM115 (closed in __exit__)
-        return self.stream
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self.stream is not None:
-            self.stream.close()
-
-
-def read_up_to(stream: BinaryIO, limit: int) -> bytes:
-    """At most limit bytes of stream, fewer only at its end."""
-    chunks: list[bytes] = []
-    left = limit
-    while left > 0:
-        chunk = stream.read(left)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def drain(stream: BinaryIO) -> None:
-    """Reads a pipe, FIFO or socket to its end, throwing the bytes away, so that
-    the program writing into it never dies of SIGPIPE; a file is left as it is."""
-    try:
-        mode = os.fstat(stream.fileno()).st_mode
-    except (OSError, ValueError):
-        return  # no descriptor (an in-memory stream): nothing is waiting to write
-    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
-        while stream.read(65536):
-            pass
-
-
-def read_input(path: str, limit: int) -> bytes:
-    """At most limit bytes of an input file (STDIN: the standard input). Only
-    those are kept; a pipe is then read to its end (see drain)."""
-    with InputFile(path) as stream:
-        data = read_up_to(stream, limit)
-        if len(data) >= limit:
-            drain(stream)
-    return data
-
-
-def seconds_env(name: str, default: int) -> int:
-    """A whole number of seconds from the environment (unset or empty: default)."""
-    value = os.environ.get(name, "")
-    if value == "":
-        return default
-    if not value.isascii() or not value.isdigit() or len(value) > 9:
-        raise UsageError(f"{name} must be a whole number of seconds")
-    return int(value)
-
-
-def resolve_root(root: str) -> str:
-    """The physical absolute root; refuses one inside a knowledge base's own datarim/."""
-    if not os.path.isdir(root):
-        raise RefusedError("--root is not a directory")
-    try:
-        # Searchable too (the shell twin cd's into it): "root/." resolves only then.
-        os.stat(os.path.join(root, "."))
-    except OSError:
-        raise RefusedError("--root is not a directory") from None
-    try:
-        os.getcwd()
-    except OSError:
-        # The shell twin resolves the root with cd and back; from a deleted
-        # working directory there is no way back, and it refuses.
-        raise RefusedError("cannot return to the working directory") from None
-    absolute = os.path.realpath(root)
-    part = absolute
-    while part not in ("", "/"):
-        if os.path.basename(part) == "datarim" and is_knowledge_base(part):
-            raise RefusedError(
-                "--root lies inside a knowledge base's datarim/ directory; pass the workspace root"
-            )
-        part = os.path.dirname(part)
-    return absolute
-
-
-def new_knowledge_base(root: str) -> str | None:
-    """The physical <root>/datarim when it holds no knowledge base yet, so that a
-    write starts one there (often the sign of a mistaken --root); else None.
-    Quiet: a root that cannot be resolved is for the write to report."""
-    try:
-        datarim = os.path.join(resolve_root(root), "datarim")
-    except RefusedError:
-        return None
-    return None if is_knowledge_base(datarim) else datarim
-
-
-def new_knowledge_base_notice(datarim: str) -> str:
-    """The one line a writer says after starting a knowledge base."""
-    return f"created a new knowledge base in {datarim} (is --root right?)"
-
-
-def artifact_dir(path: str, create: bool = True) -> None:
-    """Refuses a symlink standing in for path; creates it as 700 when missing.
-    With create False (a dry run) only refuses what the write would refuse: a
-    symlink, something that is no directory, or a missing path whose nearest
-    existing parent we may not write in or search."""
-    name = os.path.basename(path)
-    if os.path.islink(path):
-        raise RefusedError(f"datarim/{name} is a symlink; refusing to write through it")
-    if os.path.isdir(path):
-        return
-    if not create:
-        parent = os.path.dirname(path)
-        if not os.path.lexists(parent):
-            parent = os.path.dirname(parent)
-        if os.path.lexists(path) or not (os.path.isdir(parent) and _may_enter_and_write(parent)):
-            raise RefusedError(f"cannot create datarim/{name}")
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        os.mkdir(path, 0o700)
-        os.chmod(path, 0o700)
-    except OSError:
-        if os.path.isdir(path) and not os.path.islink(path):
-            return  # a concurrent writer made it
-        raise RefusedError(f"cannot create datarim/{name}") from None
-
-
-def _may_enter_and_write(path: str) -> bool:
-    """We may search path and create entries in it (test -w and -x, effective ids)."""
-    mode = os.W_OK | os.X_OK
-    if os.access in os.supports_effective_ids:
-        return os.access(path, mode, effective_ids=True)
-    return os.access(path, mode)
-
-
-def check_publish(directory: str, name: str, lock: str) -> None:
-    """What a write would refuse before writing a byte, checked without touching
-    anything (a dry run): the directory, the lock path and the target."""
-    artifact_dir(directory, create=False)
-    if os.path.isdir(directory):  # else made fresh by the write: nothing in it to refuse
-        check_lock_path(lock)
-        check_target(directory, name)
-
-
-def check_target(directory: str, name: str) -> None:
-    """Refuses a directory standing at directory/name, which no rename may replace."""
-    try:
-        if stat.S_ISDIR(os.lstat(os.path.join(directory, name)).st_mode):
-            raise RefusedError(f"datarim/{os.path.basename(directory)}/{name} is a directory")
-    except FileNotFoundError:
-        pass
-
-
-def read_prefix(path: str, limit: int) -> bytes:
-    """At most limit bytes of path: only the part a writer may keep is ever read."""
-    chunks: list[bytes] = []
-    left = limit
-    with open(path, "rb") as handle:
-        while left > 0:
-            chunk = handle.read(left)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    return b"".join(chunks)
 
 
 def process_start(pid: int) -> str:
@@ -373,7 +148,7 @@ def commit_lock(lock: str, record: bytes) -> bool:
             view = view[os.write(fd, view) :]
     except OSError:
         os.close(fd)
-        _unlink_quietly(path)
+        unlink_quietly(path)
         raise
     os.close(fd)
     return True
@@ -386,7 +161,7 @@ def _put_back(lock: str, aside: str) -> None:
     """Links a moved-aside record back as the owner file (never over one: link
     fails when the name is taken), then drops the aside name."""
     quietly(os.link, aside, os.path.join(lock, "owner"))
-    _unlink_quietly(aside)
+    unlink_quietly(aside)
 
 
 def take_over(lock: str, record: bytes, seen: bytes) -> bool:
@@ -515,7 +290,7 @@ def check_lock_path(lock: str) -> None:
     name = os.path.basename(lock)
     if _not_a_lock(lock):
         raise RefusedError(f"lock {name} is a symlink or not a directory; remove it")
-    if not os.path.isdir(lock) and not _may_enter_and_write(os.path.dirname(lock)):
+    if not os.path.isdir(lock) and not may_enter_and_write(os.path.dirname(lock)):
         raise RefusedError(f"cannot create lock {name}")
 
 
@@ -574,65 +349,15 @@ def release_lock(lock: str) -> None:
             continue
 
 
-def publish(directory: str, name: str, tag: str, content: bytes) -> None:
-    """Atomically replaces directory/name with content (mode 600). Call it holding the lock."""
-    prefix = f".tmp.{tag}."
-    try:
-        entries = os.listdir(directory)
-    except OSError:
-        # A directory we may write and search but not list (mode 300): no
-        # sweep, as the shell glob finds nothing there; the write goes on.
-        entries = []
-    for entry in entries:
-        if entry.startswith(prefix):
-            _unlink_quietly(os.path.join(directory, entry))
-        elif entry.startswith(".tmp."):
-            # Other tags' temp files are live writers' or dead ones'; a day
-            # old, they are dead (session IDs are new every session).
-            path = os.path.join(directory, entry)
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode) and time.time() - info.st_mtime >= STALE_TEMP_SECONDS:
-                _unlink_quietly(path)
-    target = os.path.join(directory, name)
-    shown = f"datarim/{os.path.basename(directory)}/{name}"
-    check_target(directory, name)
-    tmp = os.path.join(directory, f"{prefix}{os.getpid()}.{random15()}")
-    try:
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
-        )
-        try:
-            os.fchmod(fd, 0o600)
-            view = memoryview(content)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        _unlink_quietly(tmp)
-        raise RefusedError(
-            f"cannot write a temporary file in datarim/{os.path.basename(directory)}"
-        ) from None
-    try:
-        if os.path.islink(target):
-            os.unlink(target)
-        os.replace(tmp, target)
-    except OSError:
-        _unlink_quietly(tmp)
-        raise RefusedError(f"cannot rename the temporary file over {shown}") from None
 
 
-def quietly(action: Callable[..., object], *args: object) -> None:
-    """action(*args), an OSError ignored (contextlib.suppress would cost an import)."""
-    try:  # noqa: SIM105
-        action(*args)
-    except OSError:
-        pass
+def may_enter_and_write(path: str) -> bool:
+    """We may search path and create entries in it (test -w and -x, effective ids)."""
+    mode = os.W_OK | os.X_OK
+    if os.access in os.supports_effective_ids:
+        return os.access(path, mode, effective_ids=True)
+    return os.access(path, mode)
 
 
-def _unlink_quietly(path: str) -> None:
+def unlink_quietly(path: str) -> None:
     quietly(os.unlink, path)

@@ -1,4 +1,6 @@
-"""The hooks' strict JSON payload reader, twin of the parser in scripts/lib/hook-payload.awk.
+"""Bash twin: scripts/lib/hook-payload.awk (+ hook-fields.awk).
+
+The hooks' strict JSON payload reader.
 
 A payload is one strict JSON object (RFC 8259: UTF-8, no BOM, no NaN or Infinity,
 nesting at most 64 deep) as json.loads reads it. Kept apart from the hooks
@@ -102,3 +104,19 @@ def load_payload(data: bytes) -> dict[str, Any] | None:
 def usable_string(value: object) -> str | None:
     """value when it is a string fit for use (see usable), else None."""
     return value if isinstance(value, str) and usable(value) else None
+
+
+def repeats_a_name(data: bytes) -> bool:
+    """data, one strict JSON object (load_payload's), has an object naming one
+    member twice: json.loads keeps the last, a settings file must not."""
+    import json
+
+    repeated: list[bool] = []
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        if len({key for key, _ in items}) != len(items):
+            repeated.append(True)
+        return dict(items)
+
+    json.loads(data.decode("utf-8"), object_pairs_hook=pairs, parse_int=float)
+    return bool(repeated)

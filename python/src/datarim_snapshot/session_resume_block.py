@@ -1,5 +1,8 @@
-"""The resume block printed after a session handoff is saved: what an operator
-copies into a fresh window. Twin of scripts/lib/session-resume-block.awk."""
+"""Bash twin: scripts/lib/session-resume-block.awk.
+
+The resume block printed after a session handoff is saved: what an operator
+copies into a fresh window.
+"""
 
 from __future__ import annotations
 

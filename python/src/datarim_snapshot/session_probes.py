@@ -1,4 +1,6 @@
-"""Claim re-verification probes (CONTRACT §5), twin of scripts/lib/session-probes.sh.
+"""Bash twin: scripts/lib/session-probes.sh.
+
+Claim re-verification probes (spec §5) and the session-reverify command.
 
 Each probe returns (code, banner): code 0 when the claim holds (banner ""),
 else the shell's code and the banner the resume prints. Probes never lie: an
@@ -13,11 +15,15 @@ from __future__ import annotations
 
 import os
 
+from .errors import UsageError
+from .flags import parse_flags
 from .records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from .console import Console
 
 PRESENT, ABSENT, NOT_A_WORK_TREE, UNKNOWN_COMMIT, NO_UPSTREAM, AMBIGUOUS = 0, 1, 3, 4, 5, 6
 _HEX = b"0123456789abcdefABCDEF"
@@ -218,3 +224,94 @@ def probe_file(root: str, path: str) -> tuple[int, str]:
     if os.path.lexists(target):
         return PRESENT, ""
     return ABSENT, f"FILE-MISSING: {path} \u2014 may have moved, merged, or been deleted."
+
+
+def _path_fault(value: str) -> bool:
+    return not path_ok(os.fsencode(value))
+
+
+def session_reverify_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/reverify-session-claims.sh."""
+    args, paths, paths_from = _split_paths(argv)
+    flags = parse_flags(
+        "--stale --sha-presence --file-missing --exit-code --sha= --saved-sha= --repo= "
+        "--path= --root=",
+        "",
+        args,
+    )
+    code, banner = _reverify(flags, paths, paths_from)
+    if banner:
+        console.write(os.fsencode(banner) + b"\n")
+    if code in (0, NOT_A_WORK_TREE):
+        return code
+    # The probe ran and the claim failed: the reference's 0, unless asked.
+    return 1 if flags.get("exit_code") else 0
+
+
+def _split_paths(argv: Sequence[str]) -> tuple[list[str], list[str], str]:
+    """The flags, the paths and how they came: after "--" (all the rest), or after
+    "--files" (the reference's form: up to the next flag); "" without paths."""
+    args: list[str] = []
+    paths: list[str] = []
+    paths_from = ""
+    rest = list(argv)
+    while rest:
+        arg = rest.pop(0)
+        if arg not in ("--", "--files"):
+            args.append(arg)
+            continue
+        if paths_from == arg:
+            raise UsageError(f"flag given twice: {arg}")
+        if paths_from:
+            raise UsageError("give the paths after --files or after --, not both")
+        paths_from = arg
+        if arg == "--":
+            paths, rest = paths + rest, []
+        else:
+            while rest and not rest[0].startswith("--"):
+                paths.append(rest.pop(0))
+    return args, paths, paths_from
+
+
+def _reverify(flags: dict[str, str], paths: list[str], paths_from: str) -> tuple[int, str]:
+    modes = [m for m in ("stale", "sha_presence", "file_missing") if flags.get(m)]
+    if len(modes) != 1:
+        raise UsageError("want exactly one of --stale, --sha-presence, --file-missing")
+    sha, saved, repo = flags.get("sha", ""), flags.get("saved_sha", ""), flags.get("repo", "")
+    path, root = flags.get("path", ""), flags.get("root", "")
+    if modes[0] == "file_missing":
+        if sha + saved + repo + paths_from:
+            raise UsageError("--file-missing takes --path and --root only")
+        if _path_fault(path):
+            raise UsageError("invalid --path (want 1 to 4096 bytes without control characters)")
+        root = root or "."
+        if not os.path.isdir(root):
+            raise UsageError("--root is not a directory")
+        return probe_file(root, path)
+    if modes[0] == "stale" and (path + root + paths_from or (sha and saved)):
+        raise UsageError("--stale takes --sha or --saved-sha, and --repo only")
+    if modes[0] == "sha_presence" and path + root + saved:
+        raise UsageError("--sha-presence takes --sha, --repo and paths (after --files or --) only")
+    sha += saved
+    if not sha_ok(os.fsencode(sha)):
+        raise UsageError(f"invalid SHA (expected 7-40 hex chars): {sha}")
+    repo = repo or "."
+    if _path_fault(repo):
+        raise UsageError("invalid --repo (want 1 to 4096 bytes without control characters)")
+    if any(_path_fault(p) for p in paths):
+        raise UsageError(
+            f"invalid path after {paths_from} (want 1 to 4096 bytes without control characters)"
+        )
+    if saved:
+        return probe_upstream_stale(repo, repo, sha)
+    if modes[0] == "stale":
+        return probe_stale(repo, repo, sha)
+    found = probe_sha_detail(repo, repo, sha, paths)
+    if found.landed:
+        # The reference's evidence line, after the claim's own.
+        return found.code, (
+            f"CLAIM-UNVERIFIED: SHA {sha} not found in {found.ref}.\n"
+            f"CONTENT-LANDED: diff {sha}..{found.ref} for the saved files is empty \u2014 "
+            "work landed under a foreign squash-commit header, not lost."
+        )
+    return found.code, found.banner

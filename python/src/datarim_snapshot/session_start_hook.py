@@ -1,7 +1,9 @@
-"""Claude Code SessionStart hook, the twin of scripts/lib/session-start-hook.sh.
+"""Bash twin: scripts/lib/session-start-hook.sh.
+
+Claude Code SessionStart hook.
 
 After /clear, a compaction or a resumed session, hands the agent its active
-task's resume text (see resume.py). It never blocks a session: on any failure,
+task's resume text (see snapshot_resume.py). It never blocks a session: on any failure,
 and for sources other than clear, compact and resume, it prints nothing and
 exits 0.
 """
@@ -11,10 +13,10 @@ from __future__ import annotations
 import os
 import sys
 
-from . import fsops
-from .payload import load_payload, usable
-from .resume import pick_task, resume_output
+from .flags import seconds_env
+from .hook_payload import load_payload, usable
 from .roots import discover_root
+from .snapshot_resume import pick_task, resume_output
 from .texts import usage
 
 TYPE_CHECKING = False
@@ -45,7 +47,7 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     """The hook's output, or None to print nothing."""
     if argv or os.environ.get("DATARIM_DISABLE_RESUME_HOOK") == "1":
         return None
-    budget = fsops.seconds_env("DATARIM_RESUME_BUDGET", 9000)
+    budget = seconds_env("DATARIM_RESUME_BUDGET", 9000)
     data = stdin.read(PAYLOAD_LIMIT + 1)
     if len(data) > PAYLOAD_LIMIT:
         return None

@@ -1,4 +1,6 @@
-"""The one replay renderer (CONTRACT §4), twin of scripts/lib/replay-render.sh.
+"""Bash twin: scripts/lib/replay-render.sh (+ snapshot-render.awk, resume-render.awk).
+
+The one replay renderer (spec §4).
 
 The bilingual block lives once, in scripts/lib/text/replay-instructions.txt,
 read by both implementations (the wheel carries a copy).

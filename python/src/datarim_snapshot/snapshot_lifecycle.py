@@ -1,27 +1,28 @@
-"""Snapshot lifecycle: show one, list them all, archive a final one.
+"""Bash twin: scripts/lib/snapshot-lifecycle.sh (+ snapshot-lifecycle.awk).
 
-The twin of scripts/lib/snapshot-lifecycle.sh and snapshot-lifecycle.awk.
+Snapshot lifecycle: show one, list them all, archive a final one.
 """
 
 from __future__ import annotations
 
 import os
 
-from . import fsops, jsonout
-from .errors import DatarimError, HelpRequested, LockBusyError, MalformedError, UsageError
-from .flags import parse_flags
-from .resume import pick_task, resolve_root
+from . import jsonout
+from .errors import DatarimError, LockBusyError, MalformedError, UsageError, quietly
+from .flags import parse_flags, seconds_env
+from .lock import held_lock
+from .roots import reader_root, writer_root
 from .rules import is_timestamp, task_id_ok
-from .snapshot import now_utc
-from .texts import usage
-from .validate import check_snapshot_file
+from .snapshot_resume import pick_task
+from .snapshot_validator import check_snapshot_file, read_snapshot, snapshot_relpath
+from .snapshot_writer import now_utc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .console import Console
-    from .validate import StageSnapshot
+    from .snapshot_validator import StageSnapshot
 
 SHOW = "snapshot-show"
 LIST = "snapshot-list"
@@ -35,26 +36,11 @@ def _task(flags: dict[str, str]) -> str:
     return pick_task("", flags["task"])
 
 
-def _snapshot_rel(task: str) -> str:
-    return f"datarim/snapshots/{task}.snapshot.md"
-
-
-def _read(root: str, task: str) -> StageSnapshot:
-    """The validated snapshot; the errors carry the shell's messages."""
-    if os.path.islink(os.path.join(root, "datarim", "snapshots")):
-        raise MalformedError("datarim/snapshots is a symlink")
-    rel = _snapshot_rel(task)
-    try:
-        return check_snapshot_file(os.path.join(root, rel), task)
-    except DatarimError as exc:
-        raise type(exc)(f"{rel} {exc.message}") from None
-
-
 def show_json(task: str, snapshot: StageSnapshot) -> bytes:
     return jsonout.dumps(
         {
             "task": task,
-            "path": _snapshot_rel(task),
+            "path": snapshot_relpath(task),
             "stage": snapshot.stage.decode(),
             "command": snapshot.command.decode(),
             "captured_at": snapshot.captured_at.decode(),
@@ -70,21 +56,10 @@ def show_json(task: str, snapshot: StageSnapshot) -> bytes:
 
 def show_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-show.sh."""
-    try:
-        flags = parse_flags("--task= @--task --root= --json", "", argv)
-        task = _task(flags)
-        root = resolve_root(flags.get("root"))
-    except HelpRequested:
-        console.write(usage(SHOW))
-        return 0
-    except DatarimError as exc:
-        console.error(SHOW, exc.message)
-        return 3
-    try:
-        snapshot = _read(root, task)
-    except DatarimError as exc:
-        console.error(SHOW, exc.message)
-        return exc.code
+    flags = parse_flags("--task= @--task --root= --json", "", argv)
+    task = _task(flags)
+    root = reader_root(flags.get("root"))
+    snapshot = read_snapshot(root, task)
     console.write(show_json(task, snapshot) if flags.get("json") else snapshot.data)
     return 0
 
@@ -184,19 +159,11 @@ def list_output(
 
 def list_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-list.sh."""
-    try:
-        flags = parse_flags("--root= --json", "", argv)
-        root = resolve_root(flags.get("root"))
-    except HelpRequested:
-        console.write(usage(LIST))
-        return 0
-    except DatarimError as exc:
-        console.error(LIST, exc.message)
-        return 3
+    flags = parse_flags("--root= --json", "", argv)
+    root = reader_root(flags.get("root"))
     directory = os.path.join(root, "datarim", "snapshots")
     if os.path.islink(directory):
-        console.error(LIST, "datarim/snapshots is a symlink")
-        return 2
+        raise MalformedError("datarim/snapshots is a symlink")
     # A directory that cannot be listed or searched would read as empty.
     unreadable = os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK)
     now = os.environ.get("DATARIM_NOW") or now_utc()
@@ -205,11 +172,9 @@ def list_command(argv: Sequence[str], console: Console) -> int:
     except OSError:
         unreadable = True
     if unreadable:
-        console.error(LIST, "datarim/snapshots cannot be read")
-        return 2
+        raise DatarimError("datarim/snapshots cannot be read", code=2)
     if not is_timestamp(os.fsencode(now)):
-        console.error(LIST, "DATARIM_NOW must be YYYY-MM-DDTHH:MM:SSZ, a real UTC time")
-        return 3
+        raise UsageError("DATARIM_NOW must be YYYY-MM-DDTHH:MM:SSZ, a real UTC time")
     console.write(list_output(rows, epoch(now), bool(flags.get("json"))))
     return 0
 
@@ -256,7 +221,7 @@ def _archive_dir(root: str, rel_dir: str, made: list[str]) -> None:
 def _undo_dirs(root: str, made: Sequence[str]) -> None:
     """Removes the directories made (newest first) when they are still empty."""
     for part in made:
-        fsops.quietly(os.rmdir, os.path.join(root, part))
+        quietly(os.rmdir, os.path.join(root, part))
 
 
 def archive_snapshot(root: str, task: str, area: str, timeout: int) -> str:
@@ -264,14 +229,14 @@ def archive_snapshot(root: str, task: str, area: str, timeout: int) -> str:
     under the first free name and returns that path (relative to root). Raises
     MissingError (1), MalformedError (2) or DatarimError (1); nothing changes then."""
     directory = os.path.join(root, "datarim", "snapshots")
-    rel = _snapshot_rel(task)
+    rel = snapshot_relpath(task)
     source = os.path.join(root, rel)
     if os.path.islink(directory):
         raise MalformedError("datarim/snapshots is a symlink")
     if not os.path.lexists(source):
         raise DatarimError(f"{rel} is missing")
     try:
-        with fsops.held_lock(os.path.join(directory, f".lock.{task}"), timeout):
+        with held_lock(os.path.join(directory, f".lock.{task}"), timeout):
             return _archive_locked(root, task, area)
     except LockBusyError as exc:
         raise DatarimError(exc.message) from None
@@ -280,9 +245,9 @@ def archive_snapshot(root: str, task: str, area: str, timeout: int) -> str:
 def _archive_locked(root: str, task: str, area: str) -> str:
     """The move, under the task's snapshot lock: validate, link under the first free
     name (a link never replaces a file), then unlink the snapshot."""
-    rel = _snapshot_rel(task)
+    rel = snapshot_relpath(task)
     source = os.path.join(root, rel)
-    _read(root, task)
+    read_snapshot(root, task)
     rel_dir = f"documentation/archive/{area}/snapshots"
     made: list[str] = []
     try:
@@ -311,7 +276,7 @@ def _archive_locked(root: str, task: str, area: str) -> str:
     try:
         os.unlink(source)
     except OSError:
-        fsops.quietly(os.unlink, os.path.join(root, target))
+        quietly(os.unlink, os.path.join(root, target))
         _undo_dirs(root, made)
         raise DatarimError(f"cannot remove {rel}") from None
     return target
@@ -319,23 +284,11 @@ def _archive_locked(root: str, task: str, area: str) -> str:
 
 def archive_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-archive.sh."""
-    try:
-        flags = parse_flags("--task= @--task --root= --area=", "", argv)
-        task = _task(flags)
-        area = archive_area(task, flags.get("area"))
-        timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
-        root = resolve_root(flags.get("root"))
-    except HelpRequested:
-        console.write(usage(ARCHIVE))
-        return 0
-    except DatarimError as exc:
-        console.error(ARCHIVE, exc.message)
-        return 3
-    try:
-        root = fsops.resolve_root(root)
-        target = archive_snapshot(root, task, area, timeout)
-    except DatarimError as exc:
-        console.error(ARCHIVE, exc.message)
-        return exc.code
+    flags = parse_flags("--task= @--task --root= --area=", "", argv)
+    task = _task(flags)
+    area = archive_area(task, flags.get("area"))
+    timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    root = writer_root(reader_root(flags.get("root")))
+    target = archive_snapshot(root, task, area, timeout)
     console.write(f"{target}\n".encode())
     return 0

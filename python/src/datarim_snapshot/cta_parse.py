@@ -1,4 +1,6 @@
-"""The CTA block that ends a /dr-* stage's answer (CONTRACT §7), twin of scripts/lib/cta-parse.awk.
+"""Bash twin: scripts/lib/cta-parse.awk.
+
+The CTA block that ends a /dr-* stage's answer (spec §7).
 
 The block starts at the last header line of the answer outside code fences
 and ends at its closing "---" line (or the end of the answer); text after it

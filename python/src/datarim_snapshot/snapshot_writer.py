@@ -1,12 +1,21 @@
-"""Stage-snapshot writer (CONTRACT §2), the twin of scripts/lib/snapshot-writer.sh."""
+"""Bash twin: scripts/lib/snapshot-writer.sh.
+
+Stage-snapshot writer (spec §2).
+"""
 
 from __future__ import annotations
 
 import os
 import time
 
-from . import anchor, fsops
+from . import git_anchor
 from .errors import RefusedError
+from .flags import parse_flags, seconds_env
+from .inputs import one_stdin, read_input, require_readable
+from .lock import held_lock
+from .publish import artifact_dir, publish
+from .records import FrozenRecord
+from .roots import new_knowledge_base, tell_written, writer_root
 from .rules import (
     BOM,
     CAP,
@@ -25,7 +34,10 @@ from .rules import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a command milliseconds at run time
+    from collections.abc import Sequence
     from typing import Union
+
+    from .console import Console
 
     PathLike = Union[str, "os.PathLike[str]"]
 # The body window: twice the cap, so that what redaction removes is made up
@@ -66,6 +78,31 @@ def _render_options(options: bytes | None, redact: bool) -> tuple[bytes, int]:
     return b"options:\n" + b"".join(items), redacted
 
 
+class RenderedSnapshot(FrozenRecord):
+    """A snapshot file's bytes, and how many secrets (options and body) they
+    hold as [REDACTED]."""
+
+    __slots__ = ("data", "redactions")
+    data: bytes
+    redactions: int
+
+    def __init__(self, data: bytes, redactions: int) -> None:
+        self._init(data=data, redactions=redactions)
+
+
+class SnapshotSaved(FrozenRecord):
+    """A written snapshot: its path, how many secrets were saved as [REDACTED]
+    and, when the write started a knowledge base, its datarim/ directory."""
+
+    __slots__ = ("path", "redactions", "new_knowledge_base")
+    path: str
+    redactions: int
+    new_knowledge_base: str | None
+
+    def __init__(self, path: str, redactions: int, new_knowledge_base: str | None) -> None:
+        self._init(path=path, redactions=redactions, new_knowledge_base=new_knowledge_base)
+
+
 def render_snapshot(
     task: str,
     stage: str,
@@ -79,18 +116,14 @@ def render_snapshot(
     body_flag: str = "--body-file",
     redact: bool = True,
 ) -> bytes:
-    """The snapshot file's bytes. options/body are the first OPTIONS_READ_LIMIT/
-    BODY_READ_LIMIT bytes of their files; extra holds pre-rendered optional
-    frontmatter lines; secrets in the options and the body become [REDACTED]
-    unless redact is False. Raises RefusedError naming the first bad input (a bad body by
-    body_flag, the flag that named it)."""
-    return render_snapshot_counted(
-        task, stage, command, captured_by, recommended_next, captured_at,
-        options, body, extra, body_flag, redact,
-    )[0]  # fmt: skip
+    """The snapshot file's bytes (the public form of rendered_snapshot)."""
+    return rendered_snapshot(
+        task, stage, command, captured_by, recommended_next, captured_at, options, body,
+        extra=extra, body_flag=body_flag, redact=redact,
+    ).data  # fmt: skip
 
 
-def render_snapshot_counted(
+def rendered_snapshot(
     task: str,
     stage: str,
     command: str,
@@ -99,11 +132,16 @@ def render_snapshot_counted(
     captured_at: str,
     options: bytes | None,
     body: bytes,
+    *,
     extra: bytes = b"",
     body_flag: str = "--body-file",
     redact: bool = True,
-) -> tuple[bytes, int]:
-    """render_snapshot, and the number of secrets redacted (options and body)."""
+) -> RenderedSnapshot:
+    """The snapshot file. options/body are the first OPTIONS_READ_LIMIT/
+    BODY_READ_LIMIT bytes of their files; extra holds pre-rendered optional
+    frontmatter lines; secrets in the options and the body become [REDACTED]
+    unless redact is False. Raises RefusedError naming the first bad input (a
+    bad body by body_flag, the flag that named it)."""
     if not is_stage(_raw(stage)):
         raise RefusedError("invalid --stage (want one of: " + " ".join(STAGES) + ")")
     fault = slash_command_fault(_raw(command))
@@ -195,7 +233,7 @@ def render_snapshot_counted(
     tail = tail_true if truncated else tail_false
     kept = text[:keep] + (MARKER if truncated else b"")
     total = fixed_total(len(head) + len(tail) + len(kept))
-    return head + str(total).encode() + tail + kept, redacted
+    return RenderedSnapshot(head + str(total).encode() + tail + kept, redacted)
 
 
 def now_utc() -> str:
@@ -224,7 +262,7 @@ def write_stage_snapshot(
         root, task, stage, command, captured_by, recommended_next, body_file,
         options_file, captured_at,
     )  # fmt: skip
-    return None if saved is None else saved[0]
+    return None if saved is None else saved.path
 
 
 def save_stage_snapshot(
@@ -237,37 +275,36 @@ def save_stage_snapshot(
     body_file: PathLike,
     options_file: PathLike | None = None,
     captured_at: str | None = None,
-) -> tuple[str, int, str | None] | None:
-    """write_stage_snapshot, returning the path, the number of secrets redacted and,
-    when the write started a knowledge base, its datarim/ directory."""
+) -> SnapshotSaved | None:
+    """write_stage_snapshot, returning all it did."""
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
-    timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
     options_path = os.fspath(options_file) if options_file is not None else ""
     body_path = os.fspath(body_file)
-    fsops.one_stdin(("--body-file", body_path), ("--options-file", options_path))
+    one_stdin(("--body-file", body_path), ("--options-file", options_path))
     check_task_flag(task)
     stamp = captured_at or now_utc()
     if options_path:
-        fsops.require_readable(options_path, "--options-file")
-    fsops.require_readable(body_path, "--body-file")
+        require_readable(options_path, "--options-file")
+    require_readable(body_path, "--body-file")
     try:
-        options = fsops.read_input(options_path, OPTIONS_READ_LIMIT) if options_path else None
-        body = fsops.read_input(body_path, BODY_READ_LIMIT)
+        options = read_input(options_path, OPTIONS_READ_LIMIT) if options_path else None
+        body = read_input(body_path, BODY_READ_LIMIT)
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
-    extra = anchor.frontmatter(anchor.probe(os.fspath(root)))
-    content, redacted = render_snapshot_counted(
-        task, stage, command, captured_by, recommended_next, stamp, options, body, extra,
-        redact=redaction_enabled(),
+    extra = git_anchor.frontmatter(git_anchor.probe(os.fspath(root)))
+    rendered = rendered_snapshot(
+        task, stage, command, captured_by, recommended_next, stamp, options, body,
+        extra=extra, redact=redaction_enabled(),
     )  # fmt: skip
-    new_kb = fsops.new_knowledge_base(os.fspath(root))
-    path = publish_snapshot(root, task, content, timeout)
+    new_kb = new_knowledge_base(os.fspath(root))
+    path = publish_snapshot(root, task, rendered.data, timeout)
     if os.path.isdir(journal_directory(task)):  # only a test harness makes one
         from . import journal
 
-        journal.append(task, stage, stamp, body_path, content)
-    return path, redacted, new_kb
+        journal.append(task, stage, stamp, body_path, rendered.data)
+    return SnapshotSaved(path, rendered.redactions, new_kb)
 
 
 def journal_directory(task: str) -> str:
@@ -285,9 +322,38 @@ def publish_snapshot(root: PathLike, task: str, content: bytes, timeout: int) ->
 
     Returns the snapshot's path; raises RefusedError (1) or LockBusyError (3).
     """
-    absolute = fsops.resolve_root(os.fspath(root))
+    absolute = writer_root(os.fspath(root))
     directory = os.path.join(absolute, "datarim", "snapshots")
-    fsops.artifact_dir(directory)
-    with fsops.held_lock(os.path.join(directory, f".lock.{task}"), timeout):
-        fsops.publish(directory, f"{task}.snapshot.md", task, content)
+    artifact_dir(directory)
+    with held_lock(os.path.join(directory, f".lock.{task}"), timeout):
+        publish(directory, f"{task}.snapshot.md", task, content)
     return os.path.join(directory, f"{task}.snapshot.md")
+
+
+WRITER = "snapshot-writer"
+
+
+def write_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, bytes and exit codes as dev-tools/snapshot-writer-wrapper.sh."""
+    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
+        return 0
+    flags = parse_flags(
+        "--root= --task= --stage= --command= --captured-by= --recommended-next= "
+        "--body-file= --options-file= --captured-at=",
+        "--root --task --stage --command --captured-by --recommended-next --body-file",
+        argv,
+    )
+    saved = save_stage_snapshot(
+        root=flags["root"],
+        task=flags["task"],
+        stage=flags["stage"],
+        command=flags["command"],
+        captured_by=flags["captured_by"],
+        recommended_next=flags["recommended_next"],
+        body_file=flags["body_file"],
+        options_file=flags.get("options_file") or None,
+        captured_at=flags.get("captured_at") or None,
+    )
+    if saved is not None:
+        tell_written(console, WRITER, saved.new_knowledge_base, saved.redactions)
+    return 0

@@ -1,7 +1,9 @@
-"""A stage's final answer to its snapshot in one call, twin of scripts/lib/snapshot-emit.sh.
+"""Bash twin: scripts/lib/snapshot-emit.sh.
 
-Reads the CTA block that ends the answer (cta.py) and writes the snapshot
-through the writer's own renderer and publish step (snapshot.py), with the
+A stage's final answer to its snapshot in one call.
+
+Reads the CTA block that ends the answer (cta_parse.py) and writes the snapshot
+through the writer's own renderer and publish step (snapshot_writer.py), with the
 whole answer as the body.
 """
 
@@ -9,20 +11,22 @@ from __future__ import annotations
 
 import os
 
-from . import anchor, fsops, jsonout
-from .cta import read_cta_chunks
-from .errors import DatarimError, HelpRequested, RefusedError
-from .flags import MissingFlagsError, parse_flags
+from . import git_anchor, jsonout
+from .cta_parse import read_cta_chunks
+from .errors import RefusedError
+from .flags import parse_flags, seconds_env
+from .inputs import InputFile, read_up_to, require_readable
+from .publish import check_publish
 from .records import FrozenRecord
+from .roots import new_knowledge_base, tell_written, writer_root
 from .rules import check_task_flag
-from .snapshot import (
+from .snapshot_writer import (
     BODY_READ_LIMIT,
     now_utc,
     publish_snapshot,
     redaction_enabled,
-    render_snapshot_counted,
+    rendered_snapshot,
 )
-from .texts import usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,7 +34,7 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
     from .console import Console
-    from .snapshot import PathLike
+    from .snapshot_writer import PathLike
 
 PROGRAM = "emit-stage-snapshot"
 
@@ -107,24 +111,24 @@ def emit_stage_snapshot(
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
     if lock_timeout is None:
-        lock_timeout = fsops.seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+        lock_timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
     timeout = lock_timeout
     if task is not None:
         check_task_flag(task)
     stamp = captured_at or now_utc()
     answer = os.fspath(response_file)
-    fsops.require_readable(answer, "--response-file")
+    require_readable(answer, "--response-file")
     try:
         # One pass to the end ("-": the standard input): the body's first
         # bytes, then the CTA block from the whole answer.
-        with fsops.InputFile(answer) as stream:
-            body = fsops.read_up_to(stream, BODY_READ_LIMIT)
+        with InputFile(answer) as stream:
+            body = read_up_to(stream, BODY_READ_LIMIT)
             block = read_cta_chunks(_chunks(body, stream), task)
     except OSError:
         raise RefusedError("--response-file is not a readable file") from None
     task = block.task_id
     options = "".join(item + "\n" for item in block.options).encode()
-    content, redacted = render_snapshot_counted(
+    rendered = rendered_snapshot(
         task,
         stage,
         command,
@@ -133,26 +137,27 @@ def emit_stage_snapshot(
         stamp,
         options,
         body,
-        extra=anchor.frontmatter(anchor.probe(os.fspath(root))),
+        extra=git_anchor.frontmatter(git_anchor.probe(os.fspath(root))),
         body_flag="--response-file",
         redact=redaction_enabled(),
     )
+    content = rendered.data
     start = content.index(b"\nrecommended_next: ") + 1
     preview = content[start : content.index(b"\nsize_bytes: ") + 1]
     if dry_run:
-        directory = os.path.join(fsops.resolve_root(os.fspath(root)), "datarim", "snapshots")
+        directory = os.path.join(writer_root(os.fspath(root)), "datarim", "snapshots")
         lock = os.path.join(directory, f".lock.{task}")
-        fsops.check_publish(directory, f"{task}.snapshot.md", lock)
+        check_publish(directory, f"{task}.snapshot.md", lock)
         path = new_kb = None
     else:
-        new_kb = fsops.new_knowledge_base(os.fspath(root))
+        new_kb = new_knowledge_base(os.fspath(root))
         path = publish_snapshot(root, task, content, timeout)
     saved = block.options
     if redaction_enabled():  # the options as the snapshot holds them
         from .redaction import redact
 
         saved = [redact(option.encode())[0].decode() for option in saved]
-    return Emission(task, block.recommended_next, saved, preview, path, redacted, new_kb)
+    return Emission(task, block.recommended_next, saved, preview, path, rendered.redactions, new_kb)
 
 
 def _chunks(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
@@ -169,39 +174,26 @@ def emit_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/emit-stage-snapshot.sh."""
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return 0
-    try:
-        flags = parse_flags(
-            "--root= --task= --stage= --command= --response-file= --captured-by= "
-            "--captured-at= --dry-run --json",
-            "--root --task --stage --command --response-file",
-            argv,
-        )
-        as_json = "json" in flags
-        emission = emit_stage_snapshot(
-            root=flags["root"],
-            task=flags["task"],
-            stage=flags["stage"],
-            command=flags["command"],
-            response_file=flags["response_file"],
-            captured_by=flags.get("captured_by", "agent"),
-            captured_at=flags.get("captured_at") or None,
-            dry_run=as_json or "dry_run" in flags,
-        )
-    except HelpRequested:
-        console.write(usage(PROGRAM))
-        return 2
-    except MissingFlagsError as exc:
-        console.error(PROGRAM, exc.message)
-        console.err.write(usage(PROGRAM))
-        return exc.code
-    except DatarimError as exc:
-        console.error(PROGRAM, exc.message)
-        return exc.code
+    flags = parse_flags(
+        "--root= --task= --stage= --command= --response-file= --captured-by= "
+        "--captured-at= --dry-run --json",
+        "--root --task --stage --command --response-file",
+        argv,
+    )
+    as_json = "json" in flags
+    emission = emit_stage_snapshot(
+        root=flags["root"],
+        task=flags["task"],
+        stage=flags["stage"],
+        command=flags["command"],
+        response_file=flags["response_file"],
+        captured_by=flags.get("captured_by", "agent"),
+        captured_at=flags.get("captured_at") or None,
+        dry_run=as_json or "dry_run" in flags,
+    )
     if emission is not None and emission.path is None:
         console.write(emission.json() if as_json else emission.preview)
         return 0
-    if emission is not None and emission.new_knowledge_base:
-        console.error(PROGRAM, fsops.new_knowledge_base_notice(emission.new_knowledge_base))
-    if emission is not None and emission.redactions:
-        console.error(PROGRAM, f"redacted {emission.redactions} secret(s) before saving")
+    if emission is not None:
+        tell_written(console, PROGRAM, emission.new_knowledge_base, emission.redactions)
     return 0

@@ -1,13 +1,17 @@
-"""Stage-snapshot validator (CONTRACT §3), the twin of scripts/lib/snapshot-validator.sh."""
+"""Bash twin: scripts/lib/snapshot-validator.sh (+ snapshot-validate.awk).
+
+Stage-snapshot validator (spec §3).
+"""
 
 from __future__ import annotations
 
 import os
 import stat
 
-from . import anchor, fsops
+from . import git_anchor
 from .errors import MalformedError, MissingError, RefusedError, UsageError
 from .frontmatter import Fields, key_of, open_frontmatter, text
+from .inputs import read_prefix
 from .records import Record
 from .rules import (
     CAP,
@@ -25,6 +29,12 @@ from .rules import (
     yaml_scalar_ok,
     yaml_unquote,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .console import Console
 
 FIELDS = [
     "task_id",
@@ -99,7 +109,7 @@ def _check_option_item(line: bytes, number: int) -> bytes:
 
 def _check_git_field(key: str, value: bytes) -> bytes:
     """Checks the value of a git anchor field; returns it, a branch unquoted."""
-    if key == "git_head" and not anchor.sha_ok(value):
+    if key == "git_head" and not git_anchor.sha_ok(value):
         raise MalformedError("bad git_head")
     if key == "git_dirty" and value not in (b"true", b"false"):
         raise MalformedError("bad git_dirty")
@@ -107,7 +117,7 @@ def _check_git_field(key: str, value: bytes) -> bytes:
         if len(value) < 3 or not yaml_quoted_ok(value):
             raise MalformedError("bad git_branch")
         value = yaml_unquote(value)
-        if not anchor.branch_ok(value):
+        if not git_anchor.branch_ok(value):
             raise MalformedError("bad git_branch")
     return value
 
@@ -119,7 +129,7 @@ def check_snapshot_bytes(
     Returns the validated fields."""
     size = len(data)
     lines = open_frontmatter(data, CAP)
-    reader = Fields(lines, FIELDS, lists=("options",), extra=(*anchor.FIELDS, *extra_keys))
+    reader = Fields(lines, FIELDS, lists=("options",), extra=(*git_anchor.FIELDS, *extra_keys))
     field = reader.field
     seen = reader.seen
 
@@ -151,12 +161,7 @@ def check_snapshot_bytes(
     options: list[bytes] = []
     line = field("options")
     if line == b"options:":
-        while True:
-            mark = lines.pos
-            item = lines.next()
-            if item is None or not item.startswith(b"  "):
-                lines.pos = mark
-                break
+        for item in lines.items():
             options.append(_check_option_item(item, len(options) + 1))
         # No item before the next key: the empty list the reference writes.
     elif line != b"options: []":
@@ -181,7 +186,7 @@ def check_snapshot_bytes(
         key = key_bytes.decode("utf-8")
         if key in seen:
             raise MalformedError(f"duplicate field: {shown(key)}")
-        rank = anchor.field_rank(key)
+        rank = git_anchor.field_rank(key)
         if not rank and key not in extra_keys:
             raise MalformedError(f"unknown field: {shown(key)}")
         if rank and rank < last_rank:
@@ -245,7 +250,7 @@ def read_artifact(path: str, limit: int) -> bytes:
     if not stat.S_ISREG(mode) or not os.access(path, os.R_OK):
         raise MalformedError("is not a readable regular file")
     try:
-        return fsops.read_prefix(path, limit)
+        return read_prefix(path, limit)
     except OSError:
         raise MalformedError("cannot be read") from None
 
@@ -275,15 +280,22 @@ def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageS
     from .roots import reader_root
 
     root = reader_root(root)
+    return os.path.join(root, snapshot_relpath(task)), read_snapshot(root, task)
+
+
+def read_snapshot(root: str, task: str) -> StageSnapshot:
+    """The task's validated snapshot under a resolved root: the one reader of the
+    validator, the readers (show, archive, replay, resume) and doctor. Raises
+    MissingError (1) or MalformedError (2) whose message names the file and the
+    rule broken as the shell words it ("datarim/snapshots/<ID>.snapshot.md bad
+    captured_at"); the caller decides whether to say it."""
     if os.path.islink(os.path.join(root, "datarim", "snapshots")):
         raise MalformedError("datarim/snapshots is a symlink")
     rel = snapshot_relpath(task)
-    path = os.path.join(root, rel)
     try:
-        snapshot = check_snapshot_file(path, task)
+        return check_snapshot_file(os.path.join(root, rel), task)
     except (MissingError, MalformedError) as exc:
         raise type(exc)(f"{rel} {exc.message}") from None
-    return path, snapshot
 
 
 __all__ = [
@@ -295,3 +307,40 @@ __all__ = [
     "read_stage_snapshot",
     "validate_stage_snapshot",
 ]
+
+
+CHECKER = "check-stage-snapshot"
+
+
+def check_command(argv: Sequence[str], console: Console) -> int:
+    """Same flags, output and exit codes as dev-tools/check-stage-snapshot-on-exit.sh."""
+    from .flags import run_checker
+
+    return run_checker(argv, console, "--task", validate_stage_snapshot, self_test)
+
+
+def self_test(console: Console) -> int:
+    """Writes, checks and breaks a snapshot in a scratch root."""
+    from . import flags
+
+    return flags.self_test(
+        console, CHECKER, _write_self_test, lambda path: check_snapshot_file(path, "SELF-0001")
+    )
+
+
+def _write_self_test(scratch: str) -> str:
+    from .snapshot_writer import write_stage_snapshot
+
+    with open(os.path.join(scratch, "body.md"), "wb") as handle:
+        handle.write(b"self-test body\n")
+    write_stage_snapshot(
+        scratch,
+        "SELF-0001",
+        "plan",
+        "/dr-plan",
+        "agent",
+        "/dr-do",
+        os.path.join(scratch, "body.md"),
+        captured_at="2026-01-01T00:00:00Z",
+    )
+    return os.path.join(scratch, "datarim", "snapshots", "SELF-0001.snapshot.md")
