@@ -122,6 +122,25 @@ dr_writer_flags() {
   [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
 }
 
+# dr_reader_flags <program> <usage-code> <done-var> <spec> <required> "$@": how
+# every reader starts (and doctor, install, install-hooks, the claim probes):
+# parses the flags (dr_parse_flags; the caller declares the opt_* locals).
+# Sets <done-var> to 1 when the command is over, help printed on stdout (0)
+# or a usage error reported (<usage-code>), and returns that code; else
+# returns 0 with <done-var> empty.
+dr_reader_flags() {
+  local dr_rf_prog=$1 dr_rf_code=$2 dr_rf_done=$3 dr_rf_spec=$4 dr_rf_required=$5 dr_rf_status=0
+  shift 5
+  printf -v "$dr_rf_done" '%s' 1
+  dr_parse_flags "$dr_rf_prog" "$dr_rf_spec" "$dr_rf_required" "$@" || dr_rf_status=$?
+  if [ "$dr_rf_status" -eq 4 ]; then
+    dr_usage "$dr_rf_prog"
+    return 0
+  fi
+  [ "$dr_rf_status" -eq 0 ] || return "$dr_rf_code"
+  printf -v "$dr_rf_done" '%s' ''
+}
+
 # dr_checker_flags <program> <id-flag> <self-test-fn> <done-var> "$@": how
 # every validator starts. Parses <id-flag> (e.g. --task), --root,
 # --validate-frontmatter (accepted, changes nothing) and --self-test into the

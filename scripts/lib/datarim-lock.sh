@@ -170,16 +170,22 @@ dr_lock_restore_asides() {
   return "$restored"
 }
 
-# dr_lock_recover <lock> <record>: one look at a lock we could not make; 0 when
-# it was orphaned and is now ours, 5 when it was and our owner file could not
-# be written. Keeps what it saw in the caller's
-# dr_lock_seen and dr_lock_seen_polls/dr_lock_seen_since (locals of dr_lock_acquire).
+# dr_lock_recover <lock> <record> <watch-var>: one look at a lock we could not
+# make; 0 when it was orphaned and is now ours, 5 when it was and our owner
+# file could not be written, 1 otherwise. <watch-var> carries what the
+# earlier looks saw, from one call to the next, as "<polls> <since> <seen>":
+# how many polls in a row saw the same incomplete state <seen> (empty: none
+# is being watched), and the SECONDS at the first of them. Start it as "0 0 ".
 dr_lock_recover() {
-  local LC_ALL=C seen host
+  local LC_ALL=C DR_LOCK_ORPHAN_GRACE=2 seen host watch=${!3} polls since watched
+  polls=${watch%% *}
+  watch=${watch#* }
+  since=${watch%% *}
+  watched=${watch#* }
   dr_host_name host
   if dr_lock_read_owner "$1" seen; then
     if dr_lock_is_record "$seen"; then
-      dr_lock_seen=
+      printf -v "$3" '%s' '0 0 '
       # Another host's writer (shared filesystem) or a live one: only wait.
       [ -n "$host" ] && [ "${BASH_REMATCH[2]}" = "$host" ] || return 1
       dr_lock_owner_alive "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}" && return 1
@@ -191,7 +197,7 @@ dr_lock_recover() {
     # A live writer's record moved aside by a waiter that died or stalled
     # there: put it back rather than count an ownerless lock.
     if dr_lock_restore_asides "$1" "$host"; then
-      dr_lock_seen=
+      printf -v "$3" '%s' '0 0 '
       return 1
     fi
     seen=missing
@@ -199,17 +205,16 @@ dr_lock_recover() {
   # No complete record: a writer between mkdir and its owner file, or one
   # killed there. Count the polls (and the clock, when polls run slow) that
   # saw the very same state.
-  if [ "$seen" != "$dr_lock_seen" ]; then
-    dr_lock_seen=$seen
-    dr_lock_seen_polls=0
-    dr_lock_seen_since=$SECONDS
+  if [ "$seen" != "$watched" ]; then
+    printf -v "$3" '0 %s %s' "$SECONDS" "$seen"
     return 1
   fi
-  dr_lock_seen_polls=$((dr_lock_seen_polls + 1))
+  polls=$((polls + 1))
+  printf -v "$3" '%s %s %s' "$polls" "$since" "$seen"
   # SECONDS counts whole seconds: more than the grace by it is at least the grace.
-  [ "$dr_lock_seen_polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] ||
-    [ $((SECONDS - dr_lock_seen_since)) -gt "$DR_LOCK_ORPHAN_GRACE" ] || return 1
-  dr_lock_seen=
+  [ "$polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] ||
+    [ $((SECONDS - since)) -gt "$DR_LOCK_ORPHAN_GRACE" ] || return 1
+  printf -v "$3" '%s' '0 0 '
   if [ "$seen" = missing ]; then
     dr_lock_claim "$1" "$2"
   else
@@ -239,7 +244,8 @@ dr_lock_path_ok() {
 # lock is never broken; an orphaned one is taken over (see above).
 dr_lock_acquire() {
   local prog=$1 lock=$2 tries pid start host record status mkdir_error began=$SECONDS
-  local dr_lock_seen='' dr_lock_seen_polls=0 dr_lock_seen_since=0 DR_LOCK_ORPHAN_GRACE=2
+  # shellcheck disable=SC2034 # dr_lock_recover reads and sets it by name
+  local lock_watch='0 0 '
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
   dr_process_start "$pid" start
@@ -276,7 +282,7 @@ dr_lock_acquire() {
       return 1
     else
       status=0
-      dr_lock_recover "$lock" "$record" || status=$?
+      dr_lock_recover "$lock" "$record" lock_watch || status=$?
       [ "$status" -eq 0 ] && return 0
       if [ "$status" -eq 5 ]; then
         rmdir -- "$lock" 2>/dev/null || :
