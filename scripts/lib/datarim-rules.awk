@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/rules.py
 # Byte-level rules shared by every datarim awk program (run with LC_ALL=C,
 # so a string is a string of bytes). File contents arrive through ENVIRON as
 # read by dr_read_prefix: the bytes before the first NUL, the number of

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/doctor.py
 # What doctor finds of this project's hooks in one Claude Code settings.json
 # or Codex hooks.json (scripts/lib/doctor.sh). Load it after datarim-rules.awk
 # and before hook-payload.awk, whose parser it uses (its BEGIN runs first and

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/doctor.py
 # doctor: why something resumed or did not (docs/doctor.md). For the
 # workspace: the root the readers resolve and why (spec §8), whether it holds
 # a knowledge base, its active tasks (so what the SessionStart hook does),

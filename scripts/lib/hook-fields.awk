@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/hook_payload.py
 # Reads an agent-runtime hook payload (UserPromptSubmit, Stop) from stdin
 # and prints the members a hook asks for. Load it after datarim-rules.awk
 # and before hook-payload.awk, whose parser it uses (its BEGIN runs first

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/hook_payload.py
 # Reads a Claude Code hook payload and prints its "source" and "cwd" members,
 # one a line. Exits 1 unless the payload is one strict JSON object (RFC 8259:
 # valid UTF-8, no BOM, no NaN or Infinity, nesting at most 64 deep) whose

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/hook_state.py
 # What the agent-runtime hooks keep between calls (spec §9, docs/agent-runtimes.md):
 # the state directory, its log of failures and the per-session turn records
 # that the UserPromptSubmit hook leaves for the Stop hook. Twin of

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/install_hooks.py
 # Merges this project's three hooks into a Claude Code settings.json or a
 # Codex hooks.json (install-hooks.sh), changing no byte that is not ours.
 # Load it after datarim-rules.awk and before hook-payload.awk, whose parser

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/install_hooks.py
 # install-hooks (spec §9): this project's SessionStart, UserPromptSubmit and
 # Stop hooks into a Claude Code settings.json or a Codex hooks.json.
 #

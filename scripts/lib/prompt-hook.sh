@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/prompt_hook.py
 # The UserPromptSubmit hook of Claude Code and Codex (spec §9): records the
 # turn's stage command for the Stop hook (stop-hook.sh), which captures the
 # snapshot when the turn ends. The transcript is not always written yet when

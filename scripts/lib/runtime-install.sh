@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: none (bash only)
 # Puts this project's suite where the reference's /dr-* commands call it
 # (spec §8): ${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/ and /scripts/lib/,
 # keeping what it replaces in <runtime>/.datarim-backup/, and puts that back.

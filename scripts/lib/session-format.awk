@@ -1,4 +1,5 @@
-# The session-handoff artefact (CONTRACT §5): layer headings, claim
+# Python twin: python/src/datarim_snapshot/session_format.py
+# The session-handoff artefact (spec §5): layer headings, claim
 # provenance and the whole-file check every block must pass. Shared by the
 # writer (which checks a file before appending to it), the validator and the
 # resume. Mirrors python/src/datarim_snapshot/session_format.py.

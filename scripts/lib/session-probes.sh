@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Claim re-verification probes (CONTRACT §5): does what a session handoff
+# Python twin: python/src/datarim_snapshot/session_probes.py
+# Claim re-verification probes (spec §5): does what a session handoff
 # says still hold in the live repositories? Each probe sets a banner variable
 # when it fails; the resume prints those banners ahead of the replay prompt.
 # Mirrors python/src/datarim_snapshot/probes.py.

@@ -1,4 +1,5 @@
-# The resume of a session handoff (CONTRACT §5), in two phases around the
+# Python twin: python/src/datarim_snapshot/session_replay.py
+# The resume of a session handoff (spec §5), in two phases around the
 # git probes that bash runs between them. Mirrors
 # python/src/datarim_snapshot/session_replay.py.
 # ENVIRON: DR_SESSION (the ID in the file name, already checked),

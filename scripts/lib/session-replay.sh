@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# The resume of a session handoff (/dr-continue, CONTRACT §5): pick the
+# Python twin: python/src/datarim_snapshot/session_replay.py
+# The resume of a session handoff (/dr-continue, spec §5): pick the
 # artefact, validate it, re-verify its claims against the live state, print
-# the banners, then the shared replay prompt (CONTRACT §4) of the newest block.
+# the banners, then the shared replay prompt (spec §4) of the newest block.
 #
 #   session_replay (--session <ID> | --latest) [--root <dir>]
 #

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/session_start_hook.py
 # Claude Code SessionStart hook: after /clear, a compaction or a resumed
 # session, hand the agent its active task's resume text (snapshot-resume.sh)
 # so it carries on without the operator typing anything.

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
 # Output of the snapshot lifecycle commands (snapshot-lifecycle.sh); mirrors
 # python/src/datarim_snapshot/lifecycle.py.
 #

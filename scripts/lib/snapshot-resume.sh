@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Snapshot-first resume (CONTRACT §4): a task's replay prompt when its
-# snapshot is valid, else its legacy context (CONTRACT §1, fallback order).
+# Python twin: python/src/datarim_snapshot/snapshot_resume.py
+# Snapshot-first resume (spec §4): a task's replay prompt when its
+# snapshot is valid, else its legacy context (spec §1, fallback order).
 #
 #   resume_replay_main [--task <ID>] [--root <dir>] [--hint] [--option <cmd>] [--json]
 #       render-replay-prompt: 0 printed, 1 missing, 2 invalid (both silent), 3 usage
@@ -307,7 +308,7 @@ resume_task_main_body() {
     return 1
   fi
   # An invalid snapshot is not passed over in silence: the operator learns
-  # which rule it broke (the replay renderer stays silent, CONTRACT §4).
+  # which rule it broke (the replay renderer stays silent, spec §4).
   [ -z "$why" ] || dr_err "$prog" "the snapshot of $task is invalid ($why); its legacy context follows"
   resume_render "$format" legacy "$task" '' "$frames"
 }

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Stage-snapshot validator (CONTRACT §3): may this snapshot be trusted?
+# Python twin: python/src/datarim_snapshot/snapshot_validator.py
+# Stage-snapshot validator (spec §3): may this snapshot be trusted?
 #
 #   snapshot_check_file <file> <task-id> <msg-var>   0 valid, 1 missing, 2 malformed
 #   check_stage_snapshot --task <ID> [--root <dir>] [--validate-frontmatter]

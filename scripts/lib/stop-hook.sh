@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/stop_hook.py
 # The Stop hook of Claude Code and Codex (spec §9): when a turn that began
 # with a stage command (recorded by prompt-hook.sh) ends in an answer with a
 # CTA block, writes that task's snapshot through emit (snapshot-emit.sh),

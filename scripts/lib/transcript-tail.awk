@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/stop_hook.py
 # The final answer of a turn from the tail of its transcript (JSONL), for a
 # Stop payload without last_assistant_message (older CLIs). Load it after
 # datarim-rules.awk and before hook-payload.awk, whose parser it uses (its
