@@ -39,14 +39,7 @@ dr_parse_flags() {
     case $spec in
       *" $flag=+ "*)
         # A flag that may repeat: its values, one a line, in order.
-        if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
-          dr_err "$prog" "flag needs a value: $flag"
-          return 2
-        fi
-        if [ -z "$2" ]; then
-          dr_err "$prog" "flag has an empty value: $flag"
-          return 2
-        fi
+        dr_flag_value_ok "$prog" "$flag" $# "${2-}" || return 2
         case $2 in *$'\n'*)
           dr_err "$prog" "flag value holds a line break: $flag"
           return 2
@@ -57,15 +50,7 @@ dr_parse_flags() {
         continue
         ;;
       *" $flag= "*)
-        if [ $# -lt 2 ] || [ "${2#--}" != "$2" ]; then
-          dr_err "$prog" "flag needs a value: $flag"
-          return 2
-        fi
-        # `--task "$ID"` with an empty $ID is a caller's bug, never "not given".
-        if [ -z "$2" ]; then
-          dr_err "$prog" "flag has an empty value: $flag"
-          return 2
-        fi
+        dr_flag_value_ok "$prog" "$flag" $# "${2-}" || return 2
         printf -v "$name" '%s' "$2"
         shift 2
         ;;
@@ -96,6 +81,22 @@ dr_parse_flags() {
     return 5
   fi
   return 0
+}
+
+# dr_flag_value_ok <program> <flag> <count> <value>: 0 when a value flag has
+# its value: <count> (the arguments left, the flag's own included) is at
+# least 2 and <value> is neither a flag nor empty; else reports the usage
+# error and returns 2.
+dr_flag_value_ok() {
+  if [ "$3" -lt 2 ] || [ "${4#--}" != "$4" ]; then
+    dr_err "$1" "flag needs a value: $2"
+    return 2
+  fi
+  # `--task "$ID"` with an empty $ID is a caller's bug, never "not given".
+  if [ -z "$4" ]; then
+    dr_err "$1" "flag has an empty value: $2"
+    return 2
+  fi
 }
 
 # dr_writer_flags <program> <timeout-env> <timeout-var> <spec> <required> "$@":

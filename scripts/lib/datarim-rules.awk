@@ -247,6 +247,15 @@ function json_string(s,    L, nl, P, n, k) {
     return "\"" join_pieces(P, 1, n) "\""
 }
 
+# json_list(items): items, each followed by LF (the last LF ends the list),
+# as a JSON array of strings.
+function json_list(items,    L, n, k, out) {
+    n = split(items, L, "\n")
+    out = ""
+    for (k = 1; k < n; k++) out = out (k > 1 ? "," : "") json_string(L[k])
+    return "[" out "]"
+}
+
 # json_string's escaping of one line (no LF in it).
 function json_escape_line(s,    P, n, i, len, start, c, b, e) {
     n = 0; start = 1; len = length(s)

@@ -27,6 +27,24 @@ hook_load_common() {
   . "$dir/datarim-common.sh"
 }
 
+# hook_opening <hook> <what-is-not-done> "$@": how a hook that takes no
+# argument starts. 0 when the call is over: the usage printed (-h, --help),
+# or arguments given, the payload drained and "takes no arguments; nothing
+# <what-is-not-done>" logged; 1 to go on. Needs hook_load_common first.
+hook_opening() {
+  local hook=$1 undone=$2 state
+  shift 2
+  case ${1:-} in -h | --help)
+    dr_usage "$hook"
+    return 0
+    ;;
+  esac
+  [ $# -gt 0 ] || return 1
+  hook_drain
+  if hook_state_dir state; then hook_log "$state" "$hook" "takes no arguments; nothing $undone"; fi
+  return 0
+}
+
 # hook_state_dir <out-var>: the state directory; 1 when there is none (no
 # absolute DATARIM_STATE_DIR, XDG_STATE_HOME or HOME to build it from).
 # DATARIM_STATE_DIR must be absolute; a relative XDG_STATE_HOME is ignored,

@@ -49,13 +49,6 @@ function legacy_text(    P, n, k, t) {
     return join_pieces(P, 1, n)
 }
 
-function json_list(items,    L, n, k, out) {
-    n = split(items, L, "\n")
-    out = ""
-    for (k = 1; k < n; k++) out = out (k > 1 ? "," : "") json_string(L[k])
-    return "[" out "]"
-}
-
 function snapshot_json() {
     return "{\"source\":\"snapshot\",\"task\":" json_string(TASK) \
         ",\"stage\":" json_string(ENVIRON["DR_STAGE"]) \

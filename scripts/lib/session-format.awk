@@ -241,6 +241,17 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
     if (next_line() != "") broken("no blank line after the frontmatter")
 }
 
+# session_check_input(): sets up the rules and the session tables, then
+# session_check_file of the artefact in ENVIRON: DR_SESSION (its ID), DR_FILE
+# (its bytes before the first NUL), DR_FILE_LEN and DR_FILE_NUL.
+function session_check_input() {
+    rules_init()
+    session_init()
+    CONTEXT = ""
+    N = ENVIRON["DR_FILE_LEN"] + 0
+    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
+}
+
 function session_check_file(id, ntext, nul,    block, line, a, b, mark, markl, fault, from, to, first) {
     open_frontmatter(SESSION_CAP, ntext, nul)
     if (B[N] != 10) broken("does not end with a newline")

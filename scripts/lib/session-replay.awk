@@ -107,11 +107,7 @@ function downgrade(line,    out, p) {
 }
 
 BEGIN {
-    rules_init()
-    session_init()
-    CONTEXT = ""
-    N = ENVIRON["DR_FILE_LEN"] + 0
-    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
+    session_check_input()
     body_lines()
     if (ENVIRON["DR_PHASE"] == "scan") {
         # Text before the Layer 1 heading counts as Layer 1.

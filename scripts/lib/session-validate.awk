@@ -13,10 +13,6 @@ function broken(msg) {
 }
 
 BEGIN {
-    rules_init()
-    session_init()
-    CONTEXT = ""
-    N = ENVIRON["DR_FILE_LEN"] + 0
-    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
+    session_check_input()
     exit 0
 }

@@ -12,13 +12,6 @@
 # Prints the output and then "." (so a shell capture keeps final newlines).
 # Needs datarim-rules.awk before it.
 
-function json_list(items,    L, n, k, out) {
-    n = split(items, L, "\n")
-    out = ""
-    for (k = 1; k < n; k++) out = out (k > 1 ? "," : "") json_string(L[k])
-    return "[" out "]"
-}
-
 function show_json() {
     return "{\"task\":" json_string(ENVIRON["DR_TASK"]) \
         ",\"path\":" json_string(ENVIRON["DR_PATH"]) \

@@ -58,12 +58,7 @@ BEGIN {
         N = length(S)
         if (!utf8_valid(S)) exit 1
         reset()
-        P = 1
-        skip_ws()
-        if (substr(S, P, 1) != "{") exit 1
-        parse_object(1, "")
-        skip_ws()
-        if (P <= N) exit 1
+        parse_document()
         found = 0
         c = "message" SUBSEP "content"
         if (is_string("type", "assistant") && TYPE["message"] == "object") {
