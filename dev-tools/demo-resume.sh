@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Python twin: none (bash only)
 # Demo: write -> /clear -> resume, in a throw-away workspace. A stage writes
 # its snapshot; Claude Code's SessionStart hook, fed the payload of a /clear,
 # hands the agent the replay prompt; an orchestrator asks for the hint; after

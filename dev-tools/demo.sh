@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Python twin: none (bash only)
 # `make demo`: a sample task through several stages in a throw-away workspace.
 # Each step prints the command it runs, then what came of it.
 set -euo pipefail

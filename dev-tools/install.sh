@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Python twin: none (bash only)
 # Installs this project's suite where the reference's /dr-* commands call it,
 # ${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/ and /scripts/lib/, keeping what
 # it replaces; --restore puts that back. See scripts/lib/runtime-install.sh.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Python twin: python/src/datarim_snapshot/session_handoff_writer.py
 # Entry point for the session-handoff writer; runs under bash whatever the
 # parent shell (zsh callers included). Flags: see scripts/lib/session-handoff-writer.sh.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
 # Entry point for snapshot-list; exit codes and flags: see scripts/lib/snapshot-lifecycle.sh.
 set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac

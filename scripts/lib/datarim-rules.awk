@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/rules.py
 # Byte-level rules shared by every datarim awk program (run with LC_ALL=C,
 # so a string is a string of bytes). File contents arrive through ENVIRON as
 # read by dr_read_prefix: the bytes before the first NUL, the number of
@@ -244,6 +245,15 @@ function json_string(s,    L, nl, P, n, k) {
         P[++n] = (L[k] ~ /["\\\001-\037]/) ? json_escape_line(L[k]) : L[k]
     }
     return "\"" join_pieces(P, 1, n) "\""
+}
+
+# json_list(items): items, each followed by LF (the last LF ends the list),
+# as a JSON array of strings.
+function json_list(items,    L, n, k, out) {
+    n = split(items, L, "\n")
+    out = ""
+    for (k = 1; k < n; k++) out = out (k > 1 ? "," : "") json_string(L[k])
+    return "[" out "]"
 }
 
 # json_string's escaping of one line (no LF in it).

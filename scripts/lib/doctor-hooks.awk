@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/doctor.py
 # What doctor finds of this project's hooks in one Claude Code settings.json
 # or Codex hooks.json (scripts/lib/doctor.sh). Load it after datarim-rules.awk
 # and before hook-payload.awk, whose parser it uses (its BEGIN runs first and
@@ -96,13 +97,7 @@ function print_sorted(n,    i, j, a, l) {
 
 BEGIN {
     rules_init()
-    RS = "\002"
-    size = 0
-    while ((getline part) > 0) {
-        size += length(part)
-        S = part
-    }
-    if (size > ENVIRON["DR_LIMIT"] + 0) { print "big"; exit 0 }
+    if (read_stdin() > ENVIRON["DR_LIMIT"] + 0) { print "big"; exit 0 }
     N = length(S)
     if (!utf8_valid(S)) { print "json"; exit 0 }
     P = 1

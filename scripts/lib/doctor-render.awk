@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/doctor.py
 # Renders doctor's findings (scripts/lib/doctor.sh): the report an operator
 # reads top to bottom, or with DR_FORMAT=json one JSON object on one line.
 # Input: doctor_record's TAB-separated records, one a line (see doctor.sh);

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/doctor.py
 # doctor: why something resumed or did not (docs/doctor.md). For the
 # workspace: the root the readers resolve and why (spec §8), whether it holds
 # a knowledge base, its active tasks (so what the SessionStart hook does),
@@ -58,12 +59,8 @@ doctor_problem() {
 # valid (the resume's own reader decides), else its legacy context (which
 # always holds datarim/activeContext.md, where the task is listed).
 doctor_resume_of() {
-  local state=missing status=0 after='after /clear, a compaction or a resume'
-  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
-  local dr_stage='' dr_command='' dr_captured_at='' dr_captured_by='' dr_recommended_next=''
-  # shellcheck disable=SC2034
-  local dr_options='' dr_option_count='' dr_size_bytes='' dr_truncated='' dr_extra='' dr_body='' dr_text=''
-  resume_read_snapshot "$1" "$2" dr || status=$?
+  local state=missing status=0 after='after /clear, a compaction or a resume' snapshot=''
+  resume_read_snapshot "$1" "$2" snapshot || status=$?
   if [ "$status" -eq 0 ]; then
     printf -v "$3" '%s' "the SessionStart hook resumes it from its snapshot $after"
     return 0
@@ -92,11 +89,7 @@ doctor_active() {
 # doctor_artefacts <root> <kind>: every <name>.<kind>.md of datarim/<kind>s/,
 # by name, with the validator's verdict.
 doctor_artefacts() {
-  local LC_ALL=C folder=datarim/$2s dir file name id msg status detail
-  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
-  local da_stage='' da_command='' da_captured_at='' da_captured_by='' da_recommended_next=''
-  # shellcheck disable=SC2034
-  local da_options='' da_option_count='' da_size_bytes='' da_truncated='' da_extra='' da_body='' da_text=''
+  local LC_ALL=C folder=datarim/$2s dir file name id msg status detail snapshot='' stage captured_at
   dir=$1/$folder
   if [ -L "$dir" ]; then
     doctor_record dir "$2s" symlink
@@ -125,8 +118,13 @@ doctor_artefacts() {
     status=0
     detail=''
     if [ "$2" = snapshot ]; then
-      snapshot_read_file "$file" "$id" msg da || status=$?
-      detail="$da_stage, $da_captured_at"
+      if snapshot_read_file "$file" "$id" msg snapshot; then
+        snapshot_field "$snapshot" stage stage
+        snapshot_field "$snapshot" captured_at captured_at
+        detail="$stage, $captured_at"
+      else
+        status=$?
+      fi
     else
       session_check_file "$file" "$id" msg || status=$?
     fi
@@ -278,14 +276,10 @@ doctor_log() {
 # doctor_main: doctor's command line (see the top).
 doctor_main() { dr_call doctor_main_body "$@"; } # with our shell options
 doctor_main_body() {
-  local prog=doctor status=0 root reason abs dir out doctor_records=''
+  local prog=doctor status=0 finished root reason abs dir out doctor_records=''
   local opt_root='' opt_json=''
-  dr_parse_flags "$prog" "--root= --json" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage doctor
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 2
+  dr_reader_flags "$prog" 2 finished "--root= --json" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   if [ -n "$opt_root" ]; then
     if [ ! -d "$opt_root" ]; then
       dr_err "$prog" "--root is not a directory"

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/git_anchor.py
 # Git anchoring of stage snapshots (README "Trust: redaction and drift"):
 # where the code stood when a snapshot was written. Its replay side, whether
 # the code has moved on since, is git-drift.sh; together they mirror

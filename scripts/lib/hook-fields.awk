@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/hook_payload.py
 # Reads an agent-runtime hook payload (UserPromptSubmit, Stop) from stdin
 # and prints the members a hook asks for. Load it after datarim-rules.awk
 # and before hook-payload.awk, whose parser it uses (its BEGIN runs first
@@ -67,21 +68,10 @@ function text_line(name,    t) {
 
 BEGIN {
     rules_init()
-    RS = "\002"
-    size = 0
-    while ((getline part) > 0) {
-        size += length(part)
-        S = part
-    }
-    if (size > ENVIRON["DR_HOOK_LIMIT"] + 0) exit 3
+    if (read_stdin() > ENVIRON["DR_HOOK_LIMIT"] + 0) exit 3
     N = length(S)
     if (!utf8_valid(S)) exit 1
-    P = 1
-    skip_ws()
-    if (substr(S, P, 1) != "{") exit 1
-    parse_object(1, "")
-    skip_ws()
-    if (P <= N) exit 1
+    parse_document()
 
     n = split(ENVIRON["DR_HOOK_FIELDS"], names, " ")
     out = ""

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/hook_payload.py
 # Reads a Claude Code hook payload and prints its "source" and "cwd" members,
 # one a line. Exits 1 unless the payload is one strict JSON object (RFC 8259:
 # valid UTF-8, no BOM, no NaN or Infinity, nesting at most 64 deep) whose
@@ -26,6 +27,29 @@
 
 function fail() {
     exit 1
+}
+
+# read_stdin(): the standard input, read as one record (RS "\002") into S;
+# returns the number of bytes read.
+function read_stdin(    part, size) {
+    RS = "\002"
+    size = 0
+    while ((getline part) > 0) {
+        size += length(part)
+        S = part
+    }
+    return size
+}
+
+# parse_document(): S (N bytes) as one JSON object with nothing but white
+# space around it, parsed from its start (see the top); fail()s otherwise.
+function parse_document() {
+    P = 1
+    skip_ws()
+    if (substr(S, P, 1) != "{") fail()
+    parse_object(1, "")
+    skip_ws()
+    if (P <= N) fail()
 }
 
 function skip_ws(    c) {
@@ -229,12 +253,7 @@ BEGIN {
     N = length(S)
     if (ENVIRON["DR_PAYLOAD_NUL"] + 0 >= 0) fail()
     if (utf8_scan(B, 1, str_bytes(S, B), 0, 0) != "") fail()
-    P = 1
-    skip_ws()
-    if (substr(S, P, 1) != "{") fail()
-    parse_object(1, "")
-    skip_ws()
-    if (P <= N) fail()
+    parse_document()
     if (!usable("source") || !usable("cwd")) fail()
     printf "%s\n%s", STR["source"], STR["cwd"]
 }

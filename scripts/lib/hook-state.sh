@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/hook_state.py
 # What the agent-runtime hooks keep between calls (spec §9, docs/agent-runtimes.md):
 # the state directory, its log of failures and the per-session turn records
 # that the UserPromptSubmit hook leaves for the Stop hook. Twin of
@@ -24,6 +25,24 @@ hook_load_common() {
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/datarim-common.sh
   . "$dir/datarim-common.sh"
+}
+
+# hook_opening <hook> <what-is-not-done> "$@": how a hook that takes no
+# argument starts. 0 when the call is over: the usage printed (-h, --help),
+# or arguments given, the payload drained and "takes no arguments; nothing
+# <what-is-not-done>" logged; 1 to go on. Needs hook_load_common first.
+hook_opening() {
+  local hook=$1 undone=$2 state
+  shift 2
+  case ${1:-} in -h | --help)
+    dr_usage "$hook"
+    return 0
+    ;;
+  esac
+  [ $# -gt 0 ] || return 1
+  hook_drain
+  if hook_state_dir state; then hook_log "$state" "$hook" "takes no arguments; nothing $undone"; fi
+  return 0
 }
 
 # hook_state_dir <out-var>: the state directory; 1 when there is none (no

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/install_hooks.py
 # Merges this project's three hooks into a Claude Code settings.json or a
 # Codex hooks.json (install-hooks.sh), changing no byte that is not ours.
 # Load it after datarim-rules.awk and before hook-payload.awk, whose parser
@@ -149,19 +150,13 @@ BEGIN {
     CMD[2] = ENVIRON["DR_SPLICE_PROMPT"]
     CMD[3] = ENVIRON["DR_SPLICE_STOP"]
     for (e = 1; e <= 3; e++) if (utf8_scan(B, 1, str_bytes(CMD[e], B), 1, 0) != "") exit 2
-    RS = "\002"
     size = 0
     if (ENVIRON["DR_SPLICE_NEW"] == "1") S = "{}\n"
-    else while ((getline part) > 0) { size += length(part); S = part }
+    else size = read_stdin()
     if (size > 1048576) exit 3
     N = length(S)
     if (!utf8_valid(S)) exit 1
-    P = 1
-    skip_ws()
-    if (substr(S, P, 1) != "{") exit 1
-    parse_object(1, "")
-    skip_ws()
-    if (P <= N) exit 1
+    parse_document()
     if (DUP) exit 7
 
     EVENT[1] = "SessionStart"; MATCHER[1] = "clear|compact|resume"; TIMEOUT[1] = 10

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/install_hooks.py
 # install-hooks (spec §9): this project's SessionStart, UserPromptSubmit and
 # Stop hooks into a Claude Code settings.json or a Codex hooks.json.
 #
@@ -72,14 +73,10 @@ install_hooks_listing() {
 # install_hooks_main: see the top.
 install_hooks_main() { dr_call install_hooks_main_body "$@"; } # with our shell options
 install_hooks_main_body() {
-  local prog=install-hooks status=0 file template dir out added content tmp new=1 list nl=$'\n'
+  local prog=install-hooks status=0 finished file template dir out added content tmp new=1 list nl=$'\n'
   local opt_runtime='' opt_file='' opt_hook_command=''
-  dr_parse_flags "$prog" "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage "$prog"
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 2
+  dr_reader_flags "$prog" 2 finished "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   case $opt_runtime in claude | codex) ;; *)
     dr_err "$prog" "--runtime must be claude or codex"
     return 2

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/prompt_hook.py
 # The UserPromptSubmit hook of Claude Code and Codex (spec §9): records the
 # turn's stage command for the Stop hook (stop-hook.sh), which captures the
 # snapshot when the turn ends. The transcript is not always written yet when
@@ -36,16 +37,7 @@ prompt_hook() {
 }
 prompt_hook_body() {
   local state fields status=0 msg='' line sid turn command stage task file
-  case ${1:-} in -h | --help)
-    dr_usage prompt-hook
-    return 0
-    ;;
-  esac
-  if [ $# -gt 0 ]; then
-    hook_drain
-    if hook_state_dir state; then hook_log "$state" prompt-hook "takes no arguments; nothing recorded"; fi
-    return 0
-  fi
+  hook_opening prompt-hook recorded "$@" && return 0
   if [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] || [ "${DATARIM_DISABLE_STOP_HOOK:-}" = 1 ] ||
     ! hook_state_dir state; then
     hook_drain

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/snapshot_resume.py
 # What a resume prints, in every format but a snapshot's plain text (which
 # the shell prints itself). Mirrors python/src/datarim_snapshot/resume.py.
 #
@@ -46,13 +47,6 @@ function legacy_text(    P, n, k, t) {
         if (t != "" && substr(t, length(t)) != "\n") P[++n] = "\n"
     }
     return join_pieces(P, 1, n)
-}
-
-function json_list(items,    L, n, k, out) {
-    n = split(items, L, "\n")
-    out = ""
-    for (k = 1; k < n; k++) out = out (k > 1 ? "," : "") json_string(L[k])
-    return "[" out "]"
 }
 
 function snapshot_json() {

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: none (bash only)
 # Puts this project's suite where the reference's /dr-* commands call it
 # (spec §8): ${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/ and /scripts/lib/,
 # keeping what it replaces in <runtime>/.datarim-backup/, and puts that back.
@@ -351,14 +352,10 @@ runtime_install_restore() {
 # runtime_install_main [--restore] [--runtime <dir>]: the command line.
 runtime_install_main() { dr_call runtime_install_main_body "$@"; } # with our shell options
 runtime_install_main_body() {
-  local prog=install status=0 runtime dir source
+  local prog=install status=0 finished runtime dir source
   local opt_restore='' opt_runtime=''
-  dr_parse_flags "$prog" "--restore --runtime=" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage install
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 2
+  dr_reader_flags "$prog" 2 finished "--restore --runtime=" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   runtime_install_target "$prog" "$opt_runtime" runtime || return 1
   if [ -n "$opt_restore" ]; then
     runtime_install_restore "$prog" "$runtime"

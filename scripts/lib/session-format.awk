@@ -1,4 +1,5 @@
-# The session-handoff artefact (CONTRACT §5): layer headings, claim
+# Python twin: python/src/datarim_snapshot/session_format.py
+# The session-handoff artefact (spec §5): layer headings, claim
 # provenance and the whole-file check every block must pass. Shared by the
 # writer (which checks a file before appending to it), the validator and the
 # resume. Mirrors python/src/datarim_snapshot/session_format.py.
@@ -238,6 +239,17 @@ function session_check_frontmatter(id,    v, line, items, mark, item) {
     } else if (line != "active_tasks: []") broken("active_tasks is not a list")
     close_frontmatter()
     if (next_line() != "") broken("no blank line after the frontmatter")
+}
+
+# session_check_input(): sets up the rules and the session tables, then
+# session_check_file of the artefact in ENVIRON: DR_SESSION (its ID), DR_FILE
+# (its bytes before the first NUL), DR_FILE_LEN and DR_FILE_NUL.
+function session_check_input() {
+    rules_init()
+    session_init()
+    CONTEXT = ""
+    N = ENVIRON["DR_FILE_LEN"] + 0
+    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
 }
 
 function session_check_file(id, ntext, nul,    block, line, a, b, mark, markl, fault, from, to, first) {

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Session-handoff validator (CONTRACT §5): may this artefact be trusted?
+# Python twin: python/src/datarim_snapshot/session_handoff_validator.py
+# Session-handoff validator (spec §5): may this artefact be trusted?
 # Every block is checked, not only the first.
 #
 #   session_check_file <file> <session-id> <msg-var>   0 valid, 1 missing, 2 malformed

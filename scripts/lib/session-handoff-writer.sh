@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Session-handoff writer (CONTRACT §5): <root>/datarim/sessions/{SESSION-ID}.session.md,
+# Python twin: python/src/datarim_snapshot/session_handoff_writer.py
+# Session-handoff writer (spec §5): <root>/datarim/sessions/{SESSION-ID}.session.md,
 # append-only, at most 32768 bytes, secrets redacted, every claim tagged.
 #
 #   source scripts/lib/session-handoff-writer.sh

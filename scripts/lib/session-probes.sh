@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Claim re-verification probes (CONTRACT §5): does what a session handoff
+# Python twin: python/src/datarim_snapshot/session_probes.py
+# Claim re-verification probes (spec §5): does what a session handoff
 # says still hold in the live repositories? Each probe sets a banner variable
 # when it fails; the resume prints those banners ahead of the replay prompt.
 # Mirrors python/src/datarim_snapshot/probes.py.
@@ -231,7 +232,7 @@ session_probe_file() {
 # work tree.
 reverify_session_claims() { dr_call reverify_session_claims_body "$@"; } # with our shell options
 reverify_session_claims_body() {
-  local prog=reverify-session-claims status=0 banner='' banner_landed=0 banner_ref='' mode='' arg sha
+  local prog=reverify-session-claims status=0 finished banner='' banner_landed=0 banner_ref='' mode='' arg sha
   local paths_from=''
   local opt_stale='' opt_sha_presence='' opt_file_missing='' opt_sha='' opt_saved_sha='' opt_repo=''
   local opt_path='' opt_root='' opt_exit_code=''
@@ -263,13 +264,9 @@ reverify_session_claims_body() {
       *) flags+=("$arg") ;;
     esac
   done
-  dr_parse_flags "$prog" "--stale --sha-presence --file-missing --exit-code --sha= --saved-sha= --repo= --path= --root=" "" \
+  dr_reader_flags "$prog" 2 finished "--stale --sha-presence --file-missing --exit-code --sha= --saved-sha= --repo= --path= --root=" "" \
     ${flags[@]+"${flags[@]}"} || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage reverify-session-claims
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 2
+  [ -z "$finished" ] || return "$status"
   [ -z "$opt_stale" ] || mode=$mode--stale
   [ -z "$opt_sha_presence" ] || mode=$mode--sha-presence
   [ -z "$opt_file_missing" ] || mode=$mode--file-missing

@@ -1,4 +1,5 @@
-# Renders one session-handoff block (CONTRACT §5) from inputs validated in
+# Python twin: python/src/datarim_snapshot/session_handoff_writer.py
+# Renders one session-handoff block (spec §5) from inputs validated in
 # here, redacted, and cut to the room the 32768-byte cap leaves.
 # ENVIRON: DR_SESSION DR_CAPTURED_BY DR_RECOMMENDED_NEXT DR_NEXT_ACTION
 #          DR_CAPTURED_AT; DR_TASKS/_LEN/_NUL (the active-tasks file, see

@@ -1,4 +1,5 @@
-# The resume of a session handoff (CONTRACT §5), in two phases around the
+# Python twin: python/src/datarim_snapshot/session_replay.py
+# The resume of a session handoff (spec §5), in two phases around the
 # git probes that bash runs between them. Mirrors
 # python/src/datarim_snapshot/session_replay.py.
 # ENVIRON: DR_SESSION (the ID in the file name, already checked),
@@ -106,11 +107,7 @@ function downgrade(line,    out, p) {
 }
 
 BEGIN {
-    rules_init()
-    session_init()
-    CONTEXT = ""
-    N = ENVIRON["DR_FILE_LEN"] + 0
-    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
+    session_check_input()
     body_lines()
     if (ENVIRON["DR_PHASE"] == "scan") {
         # Text before the Layer 1 heading counts as Layer 1.

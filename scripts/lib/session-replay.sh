@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# The resume of a session handoff (/dr-continue, CONTRACT §5): pick the
+# Python twin: python/src/datarim_snapshot/session_replay.py
+# The resume of a session handoff (/dr-continue, spec §5): pick the
 # artefact, validate it, re-verify its claims against the live state, print
-# the banners, then the shared replay prompt (CONTRACT §4) of the newest block.
+# the banners, then the shared replay prompt (spec §4) of the newest block.
 #
 #   session_replay (--session <ID> | --latest) [--root <dir>]
 #
@@ -151,14 +152,10 @@ session_unique_lines() {
 # session_replay: the resume's command line (see the top of this file).
 session_replay() { dr_call session_replay_body "$@"; } # with our shell options
 session_replay_body() {
-  local prog=session-replay status=0 root file id msg why
+  local prog=session-replay status=0 finished root file id msg why
   local opt_session='' opt_latest='' opt_root=''
-  dr_parse_flags "$prog" "--session= --latest --root=" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage session-replay
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
+  dr_reader_flags "$prog" 3 finished "--session= --latest --root=" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   if [ -n "$opt_session" ] && [ -n "$opt_latest" ]; then
     dr_err "$prog" "give --session or --latest, not both"
     return 3

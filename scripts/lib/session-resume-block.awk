@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/session_resume_block.py
 # The resume block printed after a session handoff is saved: what an
 # operator copies into a fresh window. Mirrors
 # python/src/datarim_snapshot/resume_block.py.

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/session_start_hook.py
 # Claude Code SessionStart hook: after /clear, a compaction or a resumed
 # session, hand the agent its active task's resume text (snapshot-resume.sh)
 # so it carries on without the operator typing anything.
@@ -46,11 +47,7 @@ session_start_payload() {
 # session_start_hook [-h|--help]: the hook (see the top). Always returns 0.
 session_start_hook() { dr_call session_start_hook_body "$@"; } # with our shell options
 session_start_hook_body() {
-  local source='' cwd='' root task budget cta='' out status=0
-  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
-  local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
-  # shellcheck disable=SC2034
-  local rs_options='' rs_option_count='' rs_size_bytes='' rs_truncated='' rs_extra='' rs_body='' rs_text=''
+  local source='' cwd='' root task budget cta='' out status=0 snapshot='' next options
   case ${1:-} in -h | --help)
     dr_usage session-start-hook
     return 0
@@ -66,12 +63,14 @@ session_start_hook_body() {
   dr_find_root root "$cwd"
   [ -d "$root/datarim" ] || return 0
   resume_pick_task session-start-hook "$root" '' task quiet || return 0
-  if resume_read_snapshot "$root" "$task" rs; then
-    resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta
+  if resume_read_snapshot "$root" "$task" snapshot; then
+    snapshot_field "$snapshot" recommended_next next
+    snapshot_field "$snapshot" options options
+    resume_recommended_cta "$task" "$next" "$options" cta
   fi
   # A legacy document is read no further than the budget can reach: a
   # character is at most 4 bytes, and the cut lands before the last one read.
-  out=$(resume_emit hook "$root" "$task" "$cta" "$budget" $((budget * 4 + 8)) && printf .) || status=$?
+  out=$(resume_emit hook "$root" "$task" "$cta" "$snapshot" "$budget" $((budget * 4 + 8)) && printf .) || status=$?
   [ "$status" -eq 0 ] || return 0
   printf '%s' "${out%.}"
   return 0

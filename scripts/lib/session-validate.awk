@@ -1,4 +1,5 @@
-# Decides whether a session-handoff artefact may be trusted (CONTRACT §5):
+# Python twin: python/src/datarim_snapshot/session_handoff_validator.py
+# Decides whether a session-handoff artefact may be trusted (spec §5):
 # every block, not only the first.
 # ENVIRON: DR_SESSION (the ID in the file name, already checked),
 #          DR_FILE/_LEN/_NUL: at most SESSION_CAP+1 bytes of the file.
@@ -12,10 +13,6 @@ function broken(msg) {
 }
 
 BEGIN {
-    rules_init()
-    session_init()
-    CONTEXT = ""
-    N = ENVIRON["DR_FILE_LEN"] + 0
-    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
+    session_check_input()
     exit 0
 }

@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
 # Output of the snapshot lifecycle commands (snapshot-lifecycle.sh); mirrors
 # python/src/datarim_snapshot/lifecycle.py.
 #
@@ -10,13 +11,6 @@
 #                     an invalid one). Exits 3, printing why, when DR_NOW is bad.
 # Prints the output and then "." (so a shell capture keeps final newlines).
 # Needs datarim-rules.awk before it.
-
-function json_list(items,    L, n, k, out) {
-    n = split(items, L, "\n")
-    out = ""
-    for (k = 1; k < n; k++) out = out (k > 1 ? "," : "") json_string(L[k])
-    return "[" out "]"
-}
 
 function show_json() {
     return "{\"task\":" json_string(ENVIRON["DR_TASK"]) \

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
 # Snapshot lifecycle: look at one snapshot, list them all, archive a final one.
 #
 #   lifecycle_show_main [<ID> | --task <ID>] [--root <dir>] [--json]   (<ID> anywhere)
@@ -53,51 +54,42 @@ lifecycle_task_arg() {
 # lifecycle_show_main: snapshot-show's command line (see the top).
 lifecycle_show_main() { dr_call lifecycle_show_main_body "$@"; } # with our shell options
 lifecycle_show_main_body() {
-  local prog=snapshot-show status=0 root task msg rel
+  local prog=snapshot-show status=0 finished root task msg rel snapshot='' field name
   local opt_task='' opt_root='' opt_json=''
-  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
-  local ls_stage='' ls_command='' ls_captured_at='' ls_captured_by='' ls_recommended_next=''
-  # shellcheck disable=SC2034
-  local ls_options='' ls_option_count='' ls_size_bytes='' ls_truncated='' ls_extra='' ls_body='' ls_text=''
-  dr_parse_flags "$prog" "--task= @--task --root= --json" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage snapshot-show
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
+  local show_stage show_command show_captured_at show_captured_by show_recommended_next show_options
+  local show_size_bytes show_truncated show_body
+  dr_reader_flags "$prog" 3 finished "--task= @--task --root= --json" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   lifecycle_task_arg "$prog" task "$opt_task" || return 3
   dr_reader_root "$prog" "$opt_root" root || return 3
   rel=datarim/snapshots/$task.snapshot.md
   dr_refuse_symlinked "$prog" "$root" snapshots || return 2
-  snapshot_read_file "$root/$rel" "$task" msg ls || status=$?
+  snapshot_read_file "$root/$rel" "$task" msg snapshot || status=$?
   if [ "$status" -ne 0 ]; then
     dr_err "$prog" "$rel $msg"
     return "$status"
   fi
   if [ -z "$opt_json" ]; then
-    printf '%s' "$ls_text"
+    snapshot_field "$snapshot" text field
+    printf '%s' "$field"
     return 0
   fi
-  DR_TASK=$task DR_PATH=$rel DR_STAGE=$ls_stage DR_COMMAND=$ls_command DR_CAPTURED_AT=$ls_captured_at \
-    DR_CAPTURED_BY=$ls_captured_by DR_NEXT=$ls_recommended_next DR_OPTIONS=$ls_options \
-    DR_SIZE=$ls_size_bytes DR_TRUNCATED=$ls_truncated DR_BODY=$ls_body lifecycle_render show-json '' msg
+  for name in stage command captured_at captured_by recommended_next options size_bytes truncated body; do
+    snapshot_field "$snapshot" "$name" "show_$name"
+  done
+  DR_TASK=$task DR_PATH=$rel DR_STAGE=$show_stage DR_COMMAND=$show_command DR_CAPTURED_AT=$show_captured_at \
+    DR_CAPTURED_BY=$show_captured_by DR_NEXT=$show_recommended_next DR_OPTIONS=$show_options \
+    DR_SIZE=$show_size_bytes DR_TRUNCATED=$show_truncated DR_BODY=$show_body lifecycle_render show-json '' msg
 }
 
 # lifecycle_list_main: snapshot-list's command line (see the top).
 lifecycle_list_main() { dr_call lifecycle_list_main_body "$@"; } # with our shell options
 lifecycle_list_main_body() {
-  local LC_ALL=C prog=snapshot-list status=0 root dir file name task msg now rows=''
+  local LC_ALL=C prog=snapshot-list status=0 finished root dir file name task msg now rows=''
+  local snapshot='' stage captured_at next
   local opt_root='' opt_json=''
-  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
-  local ls_stage='' ls_command='' ls_captured_at='' ls_captured_by='' ls_recommended_next=''
-  # shellcheck disable=SC2034
-  local ls_options='' ls_option_count='' ls_size_bytes='' ls_truncated='' ls_extra='' ls_body='' ls_text=''
-  dr_parse_flags "$prog" "--root= --json" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage snapshot-list
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
+  dr_reader_flags "$prog" 3 finished "--root= --json" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   dr_reader_root "$prog" "$opt_root" root || return 3
   dir=$root/datarim/snapshots
   dr_refuse_symlinked "$prog" "$root" snapshots || return 2
@@ -115,9 +107,12 @@ lifecycle_list_main_body() {
       task=${name%.snapshot.md}
       dr_task_id_ok "$task" || continue
       status=0
-      snapshot_read_file "$file" "$task" msg ls || status=$?
+      snapshot_read_file "$file" "$task" msg snapshot || status=$?
       if [ "$status" -eq 0 ]; then
-        rows=$rows$task$'\t'valid$'\t'$ls_stage$'\t'$ls_captured_at$'\t'$ls_recommended_next$'\n'
+        snapshot_field "$snapshot" stage stage
+        snapshot_field "$snapshot" captured_at captured_at
+        snapshot_field "$snapshot" recommended_next next
+        rows=$rows$task$'\t'valid$'\t'$stage$'\t'$captured_at$'\t'$next$'\n'
       else
         rows=$rows$task$'\t'${msg//$'\t'/?}$'\t\t\t\n'
       fi
@@ -192,14 +187,10 @@ lifecycle_undo_dirs() {
 # lifecycle_archive_main: snapshot-archive's command line (see the top).
 lifecycle_archive_main() { dr_call lifecycle_archive_main_body "$@"; } # with our shell options
 lifecycle_archive_main_body() {
-  local prog=snapshot-archive status=0 root dir task area timeout rel
+  local prog=snapshot-archive status=0 finished root dir task area timeout rel
   local opt_task='' opt_root='' opt_area=''
-  dr_parse_flags "$prog" "--task= @--task --root= --area=" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage snapshot-archive
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
+  dr_reader_flags "$prog" 3 finished "--task= @--task --root= --area=" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   lifecycle_task_arg "$prog" task "$opt_task" || return 3
   area=$opt_area
   [ -n "$area" ] || lifecycle_lower "${task%%-*}" area

@@ -1,4 +1,5 @@
-# Renders a stage snapshot (CONTRACT §2) from validated-in-here inputs.
+# Python twin: python/src/datarim_snapshot/snapshot_writer.py
+# Renders a stage snapshot (spec §2) from validated-in-here inputs.
 # ENVIRON: DR_TASK DR_STAGE DR_COMMAND DR_CAPTURED_BY DR_RECOMMENDED_NEXT
 #          DR_CAPTURED_AT DR_EXTRA (pre-rendered optional frontmatter lines),
 #          DR_GIT_ANCHOR ("<head>\n<branch>\n<dirty>" from git_anchor_probe, or empty),

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Snapshot-first resume (CONTRACT §4): a task's replay prompt when its
-# snapshot is valid, else its legacy context (CONTRACT §1, fallback order).
+# Python twin: python/src/datarim_snapshot/snapshot_resume.py
+# Snapshot-first resume (spec §4): a task's replay prompt when its
+# snapshot is valid, else its legacy context (spec §1, fallback order).
 #
 #   resume_replay_main [--task <ID>] [--root <dir>] [--hint] [--option <cmd>] [--json]
 #       render-replay-prompt: 0 printed, 1 missing, 2 invalid (both silent), 3 usage
@@ -78,8 +79,9 @@ resume_pick_task() {
   return 3
 }
 
-# resume_read_snapshot <root> <task> <prefix> [<why-var>]: 0 when the task's
-# snapshot is valid, with the fields set as snapshot_read_file sets them; 1
+# resume_read_snapshot <root> <task> <record-var> [<why-var>]: 0 when the
+# task's snapshot is valid, with <record-var> set as snapshot_read_file sets
+# it (read it with snapshot_field); 1
 # missing, 2 invalid, with <why-var> set to the rule it broke as the validator
 # words it ("datarim/snapshots/<ID>.snapshot.md bad captured_at"). Says
 # nothing: the caller decides whether to.
@@ -213,93 +215,88 @@ resume_legacy_frames() {
   return "$found"
 }
 
-# resume_emit <format> <root> <task> <cta-or-empty> [<budget> <read-limit>]:
-# prints the resume output in <format> (text, json or hook): from the
-# caller's rs_* snapshot fields (resume_read_snapshot) when <cta> is given,
-# else from the legacy documents, each read up to <read-limit> bytes (default
-# all). Returns 1, printing nothing, when there is nothing to print.
+# resume_emit <format> <root> <task> <cta-or-empty> <snapshot-or-empty>
+#   [<budget> <read-limit>]: prints the resume output in <format> (text, json
+# or hook): from <snapshot> (a record of resume_read_snapshot) when <cta> is
+# given, else from the legacy documents, each read up to <read-limit> bytes
+# (default all). Returns 1, printing nothing, when there is nothing to print.
 resume_emit() {
-  local text frames='' drift
+  local text frames='' drift field_extra field_body field_stage field_captured_at
+  local field_next field_options field_truncated
   if [ -n "$4" ]; then
-    # shellcheck disable=SC2154 # rs_* are the caller's snapshot fields
-    git_drift_facts "$2" "$rs_extra" drift
-    resume_snapshot_text "$4" "$rs_body" "$drift" text
+    snapshot_field "$5" extra field_extra
+    snapshot_field "$5" body field_body
+    git_drift_facts "$2" "$field_extra" drift
+    resume_snapshot_text "$4" "$field_body" "$drift" text
     if [ "$1" = text ]; then
       printf '%s' "$text"
       return 0
     fi
     resume_frame prompt "$text" frames
-    resume_render "$1" snapshot "$3" "${5:-}" "$frames" "$rs_stage" "$rs_captured_at" \
-      "$rs_recommended_next" "$rs_options" "$4" "$rs_truncated" "$drift"
+    snapshot_field "$5" stage field_stage
+    snapshot_field "$5" captured_at field_captured_at
+    snapshot_field "$5" recommended_next field_next
+    snapshot_field "$5" options field_options
+    snapshot_field "$5" truncated field_truncated
+    resume_render "$1" snapshot "$3" "${6:-}" "$frames" "$field_stage" "$field_captured_at" \
+      "$field_next" "$field_options" "$4" "$field_truncated" "$drift"
     return $?
   fi
-  resume_legacy_frames "$2" "$3" "${6:-2147483647}" frames || return 1
-  resume_render "$1" legacy "$3" "${5:-}" "$frames"
+  resume_legacy_frames "$2" "$3" "${7:-2147483647}" frames || return 1
+  resume_render "$1" legacy "$3" "${6:-}" "$frames"
 }
 
 # resume_replay_main: render-replay-prompt's command line (see the top).
 resume_replay_main() { dr_call resume_replay_main_body "$@"; } # with our shell options
 resume_replay_main_body() {
-  local prog=render-replay-prompt status=0 root task cta option_names
+  local prog=render-replay-prompt status=0 finished root task cta option_names snapshot='' next options
   local opt_task='' opt_root='' opt_hint='' opt_option='' opt_json=''
-  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
-  local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
-  # shellcheck disable=SC2034
-  local rs_options='' rs_option_count='' rs_size_bytes='' rs_truncated='' rs_extra='' rs_body='' rs_text=''
-  dr_parse_flags "$prog" "--task= --root= --hint --option= --json" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage render-replay-prompt
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
+  dr_reader_flags "$prog" 3 finished "--task= --root= --hint --option= --json" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   if [ -n "$opt_hint" ] && [ -n "$opt_option$opt_json" ]; then
     dr_err "$prog" "--hint prints recommended_next alone; it takes neither --option nor --json"
     return 3
   fi
   dr_reader_root "$prog" "$opt_root" root || return 3
   resume_pick_task "$prog" "$root" "$opt_task" task || return 3
-  resume_read_snapshot "$root" "$task" rs || return $?
+  resume_read_snapshot "$root" "$task" snapshot || return $?
+  snapshot_field "$snapshot" recommended_next next
   if [ -n "$opt_hint" ]; then
-    printf '%s\n' "$rs_recommended_next"
+    printf '%s\n' "$next"
     return 0
   fi
+  snapshot_field "$snapshot" options options
   if [ -n "$opt_option" ]; then
-    if ! resume_chosen_cta "$opt_option" "$rs_options" cta; then
-      resume_options_listing "$rs_options" option_names
+    if ! resume_chosen_cta "$opt_option" "$options" cta; then
+      resume_options_listing "$options" option_names
       dr_err "$prog" "--option $opt_option matches no option of $task; the options are: ${option_names:-(none)}"
       return 3
     fi
   else
-    resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta
+    resume_recommended_cta "$task" "$next" "$options" cta
   fi
   if [ -n "$opt_json" ]; then
-    resume_emit json "$root" "$task" "$cta"
+    resume_emit json "$root" "$task" "$cta" "$snapshot"
   else
-    resume_emit text "$root" "$task" "$cta"
+    resume_emit text "$root" "$task" "$cta" "$snapshot"
   fi
 }
 
 # resume_task_main: resume-task's command line (see the top).
 resume_task_main() { dr_call resume_task_main_body "$@"; } # with our shell options
 resume_task_main_body() {
-  local prog=resume-task status=0 root task cta='' format=text why='' frames=''
+  local prog=resume-task status=0 finished root task cta='' format=text why='' frames='' snapshot='' next options
   local opt_task='' opt_root='' opt_json=''
-  # shellcheck disable=SC2034 # every field snapshot_read_file sets must be local here
-  local rs_stage='' rs_command='' rs_captured_at='' rs_captured_by='' rs_recommended_next=''
-  # shellcheck disable=SC2034
-  local rs_options='' rs_option_count='' rs_size_bytes='' rs_truncated='' rs_extra='' rs_body='' rs_text=''
-  dr_parse_flags "$prog" "--task= --root= --json" "" "$@" || status=$?
-  if [ "$status" -eq 4 ]; then
-    dr_usage resume-task
-    return 0
-  fi
-  [ "$status" -eq 0 ] || return 3
+  dr_reader_flags "$prog" 3 finished "--task= --root= --json" "" "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
   [ -z "$opt_json" ] || format=json
   dr_reader_root "$prog" "$opt_root" root || return 3
   resume_pick_task "$prog" "$root" "$opt_task" task || return 3
-  if resume_read_snapshot "$root" "$task" rs why; then
-    resume_recommended_cta "$task" "$rs_recommended_next" "$rs_options" cta
-    resume_emit "$format" "$root" "$task" "$cta"
+  if resume_read_snapshot "$root" "$task" snapshot why; then
+    snapshot_field "$snapshot" recommended_next next
+    snapshot_field "$snapshot" options options
+    resume_recommended_cta "$task" "$next" "$options" cta
+    resume_emit "$format" "$root" "$task" "$cta" "$snapshot"
     return
   fi
   if ! resume_legacy_frames "$root" "$task" 2147483647 frames; then
@@ -311,7 +308,7 @@ resume_task_main_body() {
     return 1
   fi
   # An invalid snapshot is not passed over in silence: the operator learns
-  # which rule it broke (the replay renderer stays silent, CONTRACT §4).
+  # which rule it broke (the replay renderer stays silent, spec §4).
   [ -z "$why" ] || dr_err "$prog" "the snapshot of $task is invalid ($why); its legacy context follows"
   resume_render "$format" legacy "$task" '' "$frames"
 }

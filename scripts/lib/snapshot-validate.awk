@@ -1,4 +1,5 @@
-# Decides whether a stage snapshot may be trusted (CONTRACT §3).
+# Python twin: python/src/datarim_snapshot/snapshot_validator.py
+# Decides whether a stage snapshot may be trusted (spec §3).
 # ENVIRON: DR_TASK (the ID in the file name, already checked), DR_EXTRA_KEYS
 #          (space-separated optional fields allowed after `truncated`),
 #          DR_FILE/_LEN/_NUL: at most CAP+1 bytes of the file (datarim-rules.awk),

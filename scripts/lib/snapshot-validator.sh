@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Stage-snapshot validator (CONTRACT §3): may this snapshot be trusted?
+# Python twin: python/src/datarim_snapshot/snapshot_validator.py
+# Stage-snapshot validator (spec §3): may this snapshot be trusted?
 #
 #   snapshot_check_file <file> <task-id> <msg-var>   0 valid, 1 missing, 2 malformed
 #   check_stage_snapshot --task <ID> [--root <dir>] [--validate-frontmatter]
@@ -27,19 +28,17 @@ snapshot_check_file() {
   snapshot_judge_file "$1" "$2" "$3" "${4:-}" ''
 }
 
-# snapshot_read_file <file> <task-id> <msg-var> <prefix> [<extra-keys>]: as
-# snapshot_check_file, and when the file is valid hands back exactly what was
-# validated, so a reader never parses the frontmatter a second time:
-# <prefix>_stage, _command, _captured_at, _captured_by, _recommended_next,
-# _options (the items, quoting undone, each followed by LF), _option_count,
-# _size_bytes, _truncated, _extra ("<key> <value>" lines of optional fields),
-# _body (the bytes after the blank line that ends the frontmatter) and _text
-# (the whole file).
+# snapshot_read_file <file> <task-id> <msg-var> <record-var> [<extra-keys>]:
+# as snapshot_check_file, and when the file is valid sets <record-var> to
+# exactly what was validated, so a reader never parses the frontmatter a
+# second time. The record is one string: the validator's field lines (see
+# emit_fields in snapshot-validate.awk), a LF, then the whole file; read it
+# with snapshot_field.
 snapshot_read_file() {
   snapshot_judge_file "$1" "$2" "$3" "${5:-}" "$4"
 }
 
-# snapshot_judge_file <file> <task-id> <msg-var> <extra-keys> <prefix-or-empty>
+# snapshot_judge_file <file> <task-id> <msg-var> <extra-keys> <record-var-or-empty>
 snapshot_judge_file() {
   local LC_ALL=C dir out status=0 file_text file_len file_nul emit=''
   dr_artifact_state "$1" "$3" || return $?
@@ -50,36 +49,49 @@ snapshot_judge_file() {
     DR_FILE_NUL=$file_nul LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/git-anchor.awk" \
     -f "$dir/frontmatter.awk" -f "$dir/snapshot-validate.awk" </dev/null) || status=$?
   if [ "$status" -eq 0 ]; then
-    [ -z "$5" ] || snapshot_take_fields "$5" "$out" "$file_text"
+    [ -z "$5" ] || printf -v "$5" '%s\n%s' "$out" "$file_text"
     return 0
   fi
   printf -v "$3" '%s' "${out:-cannot be read}"
   return 2
 }
 
-# snapshot_take_fields <prefix> <emitted-fields> <file-text>: sets the
-# <prefix>_* variables of snapshot_read_file from the validator's output.
-snapshot_take_fields() {
-  local LC_ALL=C rest=$2 line name value options='' count=0 extra=''
+# snapshot_field <record> <name> <out-var>: one field of a snapshot_read_file
+# record: stage, command, captured_at, captured_by, recommended_next,
+# size_bytes, truncated; options (the items, quoting undone, each followed by
+# LF), option_count; extra ("<key> <value>" lines of the optional fields, in
+# file order); body (the bytes after the blank line that ends the
+# frontmatter) or text (the whole file).
+snapshot_field() {
+  local LC_ALL=C fields=${1%%$'\n'body_offset *} rest line value='' count=0 offset
+  case $2 in text | body)
+    # What follows the fields: "\nbody_offset <offset>\n" (13 bytes and the
+    # number), then the file.
+    rest=${1:${#fields}+13}
+    offset=${rest%%$'\n'*}
+    rest=${rest:${#offset}+1}
+    [ "$2" = text ] || rest=${rest:offset}
+    printf -v "$3" '%s' "$rest"
+    return 0
+    ;;
+  esac
+  rest=$fields$'\n'
   while [ -n "$rest" ]; do
     line=${rest%%$'\n'*}
-    if [ "$line" = "$rest" ]; then rest=''; else rest=${rest#*$'\n'}; fi
-    name=${line%% *}
-    value=${line#* }
-    case $name in
-      option)
-        options=$options$value$'\n'
-        count=$((count + 1))
+    rest=${rest#*$'\n'}
+    case $2:$line in
+      options:'option '*) value=$value${line#option }$'\n' ;;
+      option_count:'option '*) count=$((count + 1)) ;;
+      extra:'extra '*) value=$value${line#extra }$'\n' ;;
+      options:* | option_count:* | extra:*) ;;
+      "$2:$2 "*)
+        value=${line#"$2 "}
+        break
         ;;
-      extra) extra=$extra$value$'\n' ;;
-      body_offset) printf -v "$1_body" '%s' "${3:value}" ;;
-      *) printf -v "$1_$name" '%s' "$value" ;;
     esac
   done
-  printf -v "$1_options" '%s' "$options"
-  printf -v "$1_option_count" '%s' "$count"
-  printf -v "$1_extra" '%s' "$extra"
-  printf -v "$1_text" '%s' "$3"
+  [ "$2" != option_count ] || value=$count
+  printf -v "$3" '%s' "$value"
 }
 
 # check_stage_snapshot: the validator's command line. 0 valid, 1 missing,

@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/stop_hook.py
 # The Stop hook of Claude Code and Codex (spec §9): when a turn that began
 # with a stage command (recorded by prompt-hook.sh) ends in an answer with a
 # CTA block, writes that task's snapshot through emit (snapshot-emit.sh),
@@ -49,16 +50,7 @@ stop_hook() {
 
 stop_hook_body() {
   local state
-  case ${1:-} in -h | --help)
-    dr_usage stop-hook
-    return 0
-    ;;
-  esac
-  if [ $# -gt 0 ]; then
-    hook_drain
-    if hook_state_dir state; then hook_log "$state" stop-hook "takes no arguments; nothing written"; fi
-    return 0
-  fi
+  hook_opening stop-hook written "$@" && return 0
   if [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] || [ "${DATARIM_DISABLE_STOP_HOOK:-}" = 1 ] ||
     ! hook_state_dir state || ! hook_turns_pending "$state"; then
     hook_drain

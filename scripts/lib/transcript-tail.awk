@@ -1,3 +1,4 @@
+# Python twin: python/src/datarim_snapshot/stop_hook.py
 # The final answer of a turn from the tail of its transcript (JSONL), for a
 # Stop payload without last_assistant_message (older CLIs). Load it after
 # datarim-rules.awk and before hook-payload.awk, whose parser it uses (its
@@ -57,12 +58,7 @@ BEGIN {
         N = length(S)
         if (!utf8_valid(S)) exit 1
         reset()
-        P = 1
-        skip_ws()
-        if (substr(S, P, 1) != "{") exit 1
-        parse_object(1, "")
-        skip_ws()
-        if (P <= N) exit 1
+        parse_document()
         found = 0
         c = "message" SUBSEP "content"
         if (is_string("type", "assistant") && TYPE["message"] == "object") {
