@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/redact.py
+# Python twin: python/src/datarim_snapshot/redaction.py
 # The secret redactor: replaces secrets with [REDACTED] before any text
 # reaches the disk. One interface for every writer (session handoff and
 # stage snapshots):

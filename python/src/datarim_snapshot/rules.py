@@ -2,7 +2,7 @@
 
 Field and byte rules shared by the writers and validators.
 
-The task-ID rule is the one of scripts/lib/datarim-common.sh too; the
+The task-ID rule is the one of scripts/lib/datarim-rules.sh too; the
 conformance corpus pins that both give the same verdict and message for the
 same input.
 """
@@ -132,7 +132,7 @@ _TASK_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 def bad_task(task: str) -> str:
     """Why task breaks the task-ID rule, in words, the value repeated (its first
     40 bytes and "..." when longer than the rule allows). Counts bytes, as the
-    rule does (dr_task_id_fault in datarim-common.sh)."""
+    rule does (dr_task_id_fault in datarim-rules.sh)."""
     raw = os.fsencode(task)
     shown_value = raw if len(raw) <= 128 else raw[:40] + b"..."
     bad = next((byte for byte in raw if byte not in _TASK_CHARS), None)
