@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 from datarim_snapshot import cli
@@ -47,18 +48,25 @@ def tree_state(base: Path) -> dict[str, tuple[str, bytes]]:
 
 def run_bash(script: Path, argv: list[str], cwd: Path) -> Outcome:
     env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "LC_ALL": "C.UTF-8", "TZ": "UTC"}
-    proc = subprocess.run([str(script), *argv], cwd=cwd, env=env, capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [str(script), *argv], cwd=cwd, env=env, capture_output=True, timeout=60,
+        stdin=subprocess.DEVNULL,  # the same empty standard input run_python gives
+    )  # fmt: skip
     return proc.returncode, proc.stdout, proc.stderr
 
 
 def run_python(command: str, argv: list[str], cwd: Path) -> Outcome:
     """`datarim-snapshot <command> argv`, in this process, from cwd."""
-    saved = os.getcwd()
+    saved, saved_stdin = os.getcwd(), sys.stdin
     out, err = io.BytesIO(), io.BytesIO()
     try:
         os.chdir(cwd)
+        # An empty standard input, as run_bash gives: pytest's own refuses every
+        # read, and a fuzzed `-` value would then differ for that reason alone.
+        sys.stdin = io.TextIOWrapper(io.BytesIO())
         code = cli.main([command, *argv], out, err)
     finally:
+        sys.stdin = saved_stdin
         os.chdir(saved)
     return code, out.getvalue(), err.getvalue()
 
