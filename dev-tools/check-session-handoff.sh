@@ -6,6 +6,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/session-handoff-validator.sh
 . "$here/../scripts/lib/session-handoff-validator.sh"
-status=0
-check_session_handoff "$@" || status=$?
-exit "$status"
+dr_main check_session_handoff "$@"

@@ -6,6 +6,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-validator.sh
 . "$here/../scripts/lib/snapshot-validator.sh"
-status=0
-check_stage_snapshot "$@" || status=$?
-exit "$status"
+dr_main check_stage_snapshot "$@"

@@ -6,6 +6,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/doctor.sh
 . "$here/../scripts/lib/doctor.sh"
-status=0
-doctor_main "$@" || status=$?
-exit "$status"
+dr_main doctor_main "$@"

@@ -6,7 +6,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-emit.sh
 . "$here/../scripts/lib/snapshot-emit.sh"
-dr_end_on_interrupt
-status=0
-emit_stage_snapshot "$@" || status=$?
-exit "$status"
+dr_main emit_stage_snapshot "$@"

@@ -6,6 +6,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/install-hooks.sh
 . "$here/../scripts/lib/install-hooks.sh"
-status=0
-install_hooks_main "$@" || status=$?
-exit "$status"
+dr_main install_hooks_main "$@"

@@ -7,7 +7,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/runtime-install.sh
 . "$here/../scripts/lib/runtime-install.sh"
-dr_end_on_interrupt
-status=0
-runtime_install_main "$@" || status=$?
-exit "$status"
+dr_main runtime_install_main "$@"

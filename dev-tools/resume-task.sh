@@ -7,6 +7,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-resume.sh
 . "$here/../scripts/lib/snapshot-resume.sh"
-status=0
-resume_task_main "$@" || status=$?
-exit "$status"
+dr_main resume_task_main "$@"

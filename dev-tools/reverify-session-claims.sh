@@ -7,6 +7,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/session-probes.sh
 . "$here/../scripts/lib/session-probes.sh"
-status=0
-reverify_session_claims "$@" || status=$?
-exit "$status"
+dr_main reverify_session_claims "$@"

@@ -6,6 +6,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/session-replay.sh
 . "$here/../scripts/lib/session-replay.sh"
-status=0
-session_replay "$@" || status=$?
-exit "$status"
+dr_main session_replay "$@"

@@ -5,7 +5,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-lifecycle.sh
 . "$here/../scripts/lib/snapshot-lifecycle.sh"
-dr_end_on_interrupt
-status=0
-lifecycle_archive_main "$@" || status=$?
-exit "$status"
+dr_main lifecycle_archive_main "$@"

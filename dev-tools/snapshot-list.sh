@@ -5,6 +5,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-lifecycle.sh
 . "$here/../scripts/lib/snapshot-lifecycle.sh"
-status=0
-lifecycle_list_main "$@" || status=$?
-exit "$status"
+dr_main lifecycle_list_main "$@"

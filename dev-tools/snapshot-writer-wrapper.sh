@@ -6,7 +6,4 @@ set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-writer.sh
 . "$here/../scripts/lib/snapshot-writer.sh"
-dr_end_on_interrupt
-status=0
-write_stage_snapshot "$@" || status=$?
-exit "$status"
+dr_main write_stage_snapshot "$@"

@@ -124,5 +124,14 @@ dr_end_on_interrupt() {
   trap 'trap - INT; kill -s INT "$$"' INT
 }
 
+# dr_main <function> [<arg>...]: an entry point's whole run (dev-tools/*.sh):
+# Ctrl-C as above, the function's code as the exit status.
+dr_main() {
+  local status=0
+  dr_end_on_interrupt
+  "$@" || status=$?
+  exit "$status"
+}
+
 [ -z "${_dr_aliases_datarim_common-}" ] || shopt -s expand_aliases
 unset _dr_aliases_datarim_common
