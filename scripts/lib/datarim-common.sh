@@ -27,7 +27,8 @@ if shopt -q expand_aliases; then _dr_aliases_datarim_common=1 && shopt -u expand
 
 # dr_lib_dir_into <var>: sets <var> to this library's absolute directory.
 _dr_define_lib_dir() {
-  local src=${BASH_SOURCE[0]} dir quoted
+  local src dir quoted
+  src=${BASH_SOURCE[0]} # not "local src=...": under a caller's set -k that sets nothing
   case $src in */*) dir=${src%/*} ;; *) dir=. ;; esac
   case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
   printf -v quoted '%q' "$dir"
@@ -61,12 +62,17 @@ unset -f _dr_load_concerns
 # splitting on blanks (IFS), globbing on (noglob off), globs that may match
 # nothing and match case (failglob, nullglob, nocaseglob, dotglob off), case
 # patterns and [[ ]] that match case (nocasematch off), no caller's ERR or
-# RETURN trap inside our functions (errtrace, functrace off). Whatever it
-# turned off is turned on again before it returns the function's code; -e, -u
-# and pipefail need nothing: the libraries run under both states.
+# RETURN trap inside our functions (errtrace, functrace off), assignments
+# that are arguments (keyword, set -k, off: under it "local x=1" sets nothing
+# and "awk -v x=1" loses its x=1 to the environment). Whatever it turned off
+# is turned on again before it returns the function's code; -e, -u and
+# pipefail need nothing: the libraries run under both states.
 dr_call() {
-  local IFS=$' \t\n' dr_call_status=0 dr_call_undo='' dr_call_option
-  case $- in *f*) set +f && dr_call_undo='set -f;' ;; esac
+  local dr_call_keyword
+  dr_call_keyword=
+  case $- in *k*) set +k && dr_call_keyword='set -k;' ;; esac
+  local IFS=$' \t\n' dr_call_status=0 dr_call_undo=$dr_call_keyword dr_call_option
+  case $- in *f*) set +f && dr_call_undo="$dr_call_undo set -f;" ;; esac
   case $- in *E*) set +E && dr_call_undo="$dr_call_undo set -E;" ;; esac
   case $- in *T*) set +T && dr_call_undo="$dr_call_undo set -T;" ;; esac
   for dr_call_option in failglob nullglob nocaseglob dotglob nocasematch; do
