@@ -79,6 +79,9 @@ doctor_active() {
     doctor_resume_of "$1" "$active" resume
   elif [ "$count" -gt 1 ]; then
     resume="the SessionStart hook stays silent: it resumes only a single active task, and there are $count (pass --task <ID> to resume-task)"
+  elif resume_active_context_unreadable "$1"; then
+    resume='the SessionStart hook stays silent: datarim/activeContext.md cannot be read'
+    doctor_problem 'datarim/activeContext.md cannot be read'
   elif [ -f "$1/datarim/activeContext.md" ]; then
     resume='the SessionStart hook stays silent: datarim/activeContext.md lists no task under "## Active Tasks"'
   else

@@ -54,6 +54,17 @@ resume_active_tasks() {
   printf -v "$2" '%s' "$found"
 }
 
+# resume_active_context_unreadable <root>: 0 when something stands at
+# <root>/datarim/activeContext.md that cannot be read as a file (no read
+# permission, a directory, a dangling symlink): it lists no task, but not
+# because it names none.
+resume_active_context_unreadable() {
+  local file
+  file=$1/datarim/activeContext.md
+  { [ -e "$file" ] || [ -L "$file" ]; } || return 1
+  ! { [ -f "$file" ] && [ -r "$file" ]; }
+}
+
 # resume_pick_task <program> <root> <task-flag> <out-var> [quiet]: the task
 # named by --task, else the one active task. Returns 3 after saying why not
 # (nothing is said when quiet is set).
@@ -71,7 +82,9 @@ resume_pick_task() {
     return 0
   fi
   if [ -z "${5:-}" ]; then
-    if [ "$count" -eq 0 ]; then
+    if [ "$count" -eq 0 ] && resume_active_context_unreadable "$2"; then
+      dr_err "$prog" "no --task given and datarim/activeContext.md cannot be read"
+    elif [ "$count" -eq 0 ]; then
       dr_err "$prog" "no --task given and no active task in datarim/activeContext.md"
     else
       dr_err "$prog" "no --task given and $count active tasks in datarim/activeContext.md ($active); pass --task <ID>"

@@ -78,9 +78,9 @@ def _root(root_flag: str | None) -> tuple[str, str]:
     return os.path.realpath(root_flag), "given"
 
 
-def _active(root: str) -> dict[str, Any]:
+def _active(root: str, report: Report) -> dict[str, Any]:
     """The active tasks and what the SessionStart hook makes of them."""
-    from .snapshot_resume import active_tasks
+    from .snapshot_resume import active_context_unreadable, active_tasks
 
     tasks = active_tasks(root)
     if len(tasks) == 1:
@@ -90,6 +90,9 @@ def _active(root: str) -> dict[str, Any]:
             "the SessionStart hook stays silent: it resumes only a single active task,"
             f" and there are {len(tasks)} (pass --task <ID> to resume-task)"
         )
+    elif active_context_unreadable(root):
+        resume = "the SessionStart hook stays silent: datarim/activeContext.md cannot be read"
+        report.problem("datarim/activeContext.md cannot be read")
     elif os.path.isfile(os.path.join(root, "datarim", "activeContext.md")):
         resume = (
             "the SessionStart hook stays silent: datarim/activeContext.md lists no task"
@@ -390,7 +393,7 @@ def examine(root_flag: str | None) -> dict[str, Any]:
     }
     if not present:
         report.problem(f"no knowledge base in {_path_text(datarim)}: nothing here resumes")
-    facts["active_tasks"] = _active(root)
+    facts["active_tasks"] = _active(root, report)
     facts["snapshots"] = _artefacts(root, "snapshot", report)
     facts["sessions"] = _artefacts(root, "session", report)
     facts["hooks"] = _hooks(root, report)
