@@ -32,8 +32,10 @@ _doctor_load() {
 _doctor_load
 unset -f _doctor_load
 
-# doctor_shown <text> <out-var>: <text> fit for one record field: control
-# characters (a TAB, a line end among them) as "?", as the report shows them.
+# doctor_shown <text> <out-var>: <text> fit for one record field: C0 and DEL
+# (a TAB, a line end among them) as "?"; the other control characters, of
+# more than one byte, doctor-render.awk shows as "?" once it has cut a log
+# line to its length.
 doctor_shown() {
   local LC_ALL=C
   printf -v "$2" '%s' "${1//[$'\001'-$'\037'$'\177']/?}"

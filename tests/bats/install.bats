@@ -399,9 +399,10 @@ TOOL
 # killed_install <source> <kill-at>: runs <source>'s install in its own
 # process group with the killing tools first on PATH.
 killed_install() {
+  local real_path=$PATH
   echo 0 >"$T/calls"
   : >"$T/calls.log"
-  KILL_COUNTER=$T/calls KILL_AT=$2 KILL_REAL_PATH=$PATH PATH=$T/tools:$PATH \
+  KILL_COUNTER=$T/calls KILL_AT=$2 KILL_REAL_PATH=$real_path PATH=$T/tools:$real_path \
     setsid -w bash "$1/dev-tools/install.sh" >"$T/install.out" 2>&1
 }
 

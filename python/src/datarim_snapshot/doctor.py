@@ -18,7 +18,7 @@ import stat
 from . import jsonout
 from .errors import DatarimError, UsageError
 from .flags import parse_flags
-from .rules import shown, task_id_ok
+from .rules import shown_message, task_id_ok
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ REASONS = {
 
 def text(raw: bytes) -> str:
     """Bytes as the report shows them: invalid UTF-8 as U+FFFD, controls as "?"."""
-    return shown(raw.decode("utf-8", "replace"))
+    return shown_message(raw.decode("utf-8", "replace"))
 
 
 def _path_text(path: str) -> str:
