@@ -27,7 +27,8 @@ if shopt -q expand_aliases; then _dr_aliases_datarim_common=1 && shopt -u expand
 
 # dr_lib_dir_into <var>: sets <var> to this library's absolute directory.
 _dr_define_lib_dir() {
-  local src=${BASH_SOURCE[0]} dir quoted
+  local src dir quoted
+  src=${BASH_SOURCE[0]} # not "local src=...": under a caller's set -k that sets nothing
   case $src in */*) dir=${src%/*} ;; *) dir=. ;; esac
   case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
   printf -v quoted '%q' "$dir"
@@ -61,12 +62,17 @@ unset -f _dr_load_concerns
 # splitting on blanks (IFS), globbing on (noglob off), globs that may match
 # nothing and match case (failglob, nullglob, nocaseglob, dotglob off), case
 # patterns and [[ ]] that match case (nocasematch off), no caller's ERR or
-# RETURN trap inside our functions (errtrace, functrace off). Whatever it
-# turned off is turned on again before it returns the function's code; -e, -u
-# and pipefail need nothing: the libraries run under both states.
+# RETURN trap inside our functions (errtrace, functrace off), assignments
+# that are arguments (keyword, set -k, off: under it "local x=1" sets nothing
+# and "awk -v x=1" loses its x=1 to the environment). Whatever it turned off
+# is turned on again before it returns the function's code; -e, -u and
+# pipefail need nothing: the libraries run under both states.
 dr_call() {
-  local IFS=$' \t\n' dr_call_status=0 dr_call_undo='' dr_call_option
-  case $- in *f*) set +f && dr_call_undo='set -f;' ;; esac
+  local dr_call_keyword
+  dr_call_keyword=
+  case $- in *k*) set +k && dr_call_keyword='set -k;' ;; esac
+  local IFS=$' \t\n' dr_call_status=0 dr_call_undo=$dr_call_keyword dr_call_option
+  case $- in *f*) set +f && dr_call_undo="$dr_call_undo set -f;" ;; esac
   case $- in *E*) set +E && dr_call_undo="$dr_call_undo set -E;" ;; esac
   case $- in *T*) set +T && dr_call_undo="$dr_call_undo set -T;" ;; esac
   for dr_call_option in failglob nullglob nocaseglob dotglob nocasematch; do
@@ -82,9 +88,41 @@ dr_call() {
 
 # dr_err <program> <message>: one line on stderr, control characters shown as '?'.
 dr_err() {
-  local LC_ALL=C msg=$2
-  msg=${msg//[$'\001'-$'\037'$'\177']/?}
+  local msg
+  dr_shown_into "$2" msg
   printf '%s: %s\n' "$1" "$msg" >&2
+}
+
+# dr_shown_into <text> <out-var>: <text> fit for a one-line message: every
+# control character of spec §2 (C0, DEL, C1, U+2028/2029, U+FFFE/FFFF and the
+# format characters, which hide or reorder what a terminal shows) as '?'.
+# Byte patterns of their UTF-8 forms, the set of is_control in datarim-rules.awk.
+dr_shown_into() {
+  local LC_ALL=C s=$1
+  s=${s//[$'\001'-$'\037'$'\177']/?}
+  case $s in
+    *[$'\200'-$'\377']*)
+      s=${s//$'\302'[$'\200'-$'\237'$'\255']/?}    # C1, U+00AD
+      s=${s//$'\330'[$'\200'-$'\205'$'\234']/?}    # U+0600-0605, U+061C
+      s=${s//$'\333\235'/?}                       # U+06DD
+      s=${s//$'\334\217'/?}                       # U+070F
+      s=${s//$'\340\242'[$'\220'$'\221']/?}        # U+0890-0891
+      s=${s//$'\340\243\242'/?}                   # U+08E2
+      s=${s//$'\341\240\216'/?}                   # U+180E
+      s=${s//$'\342\200'[$'\213'-$'\217'$'\250'-$'\256']/?} # U+200B-200F, U+2028-202E
+      s=${s//$'\342\201'[$'\240'-$'\244'$'\246'-$'\257']/?} # U+2060-2064, U+2066-206F
+      s=${s//$'\357\273\277'/?}                   # U+FEFF
+      s=${s//$'\357\277'[$'\271'-$'\273'$'\276'$'\277']/?}  # U+FFF9-FFFB, U+FFFE-FFFF
+      s=${s//$'\360\221\202\275'/?}               # U+110BD
+      s=${s//$'\360\221\203\215'/?}               # U+110CD
+      s=${s//$'\360\223\220'[$'\260'-$'\277']/?}  # U+13430-1343F
+      s=${s//$'\360\233\262'[$'\240'-$'\243']/?}  # U+1BCA0-1BCA3
+      s=${s//$'\360\235\205'[$'\263'-$'\272']/?}  # U+1D173-1D17A
+      s=${s//$'\363\240\200'[$'\201'$'\240'-$'\277']/?} # U+E0001, U+E0020-E003F
+      s=${s//$'\363\240\201'[$'\200'-$'\277']/?}  # U+E0040-E007F
+      ;;
+  esac
+  printf -v "$2" '%s' "$s"
 }
 
 # dr_usage <name>: prints the usage text shared with the Python port.

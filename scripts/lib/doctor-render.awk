@@ -6,7 +6,16 @@
 # before it. Twin of render and examine in python/src/datarim_snapshot/doctor.py.
 
 function f(k) {
-    return utf8_repair($k)
+    return shown_controls(utf8_repair($k))
+}
+
+# s with the control characters of more than one byte (C1, U+2028/2029,
+# U+FFFE/FFFF, the format characters: is_control's set) as "?", as dr_err
+# shows them; C0 and DEL doctor.sh has turned into "?" already.
+function shown_controls(s) {
+    if (s !~ /[\200-\377]/) return s
+    gsub(/\302[\200-\237\255]|\330[\200-\205\234]|\333\235|\334\217|\340\242[\220\221]|\340\243\242|\341\240\216|\342\200[\213-\217\250-\256]|\342\201[\240-\244\246-\257]|\357\273\277|\357\277[\271-\273\276\277]|\360\221\202\275|\360\221\203\215|\360\223\220[\260-\277]|\360\233\262[\240-\243]|\360\235\205[\263-\272]|\363\240\200[\201\240-\277]|\363\240\201[\200-\277]/, "?", s)
+    return s
 }
 
 function jstr(s) {
@@ -54,7 +63,7 @@ $1 == "hook" {
 }
 $1 == "plugin" { k = ++nplugin[NH]; pkey[NH, k] = f(2); penabled[NH, k] = $3 == "true" }
 $1 == "log" { log_file = f(2); log_state = $3 }
-$1 == "logline" { LOG[++LOGS] = utf8_repair(cut_line($2)) }
+$1 == "logline" { LOG[++LOGS] = shown_controls(utf8_repair(cut_line($2))) }
 $1 == "problem" { problem[++NP] = f(2) }
 
 function task_list(    T, n, k, out) {

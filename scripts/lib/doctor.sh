@@ -19,7 +19,8 @@
 if shopt -q expand_aliases; then _dr_aliases_doctor=1 && shopt -u expand_aliases; fi
 
 _doctor_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/snapshot-resume.sh
   . "$dir/snapshot-resume.sh"
@@ -31,8 +32,10 @@ _doctor_load() {
 _doctor_load
 unset -f _doctor_load
 
-# doctor_shown <text> <out-var>: <text> fit for one record field: control
-# characters (a TAB, a line end among them) as "?", as the report shows them.
+# doctor_shown <text> <out-var>: <text> fit for one record field: C0 and DEL
+# (a TAB, a line end among them) as "?"; the other control characters, of
+# more than one byte, doctor-render.awk shows as "?" once it has cut a log
+# line to its length.
 doctor_shown() {
   local LC_ALL=C
   printf -v "$2" '%s' "${1//[$'\001'-$'\037'$'\177']/?}"
@@ -78,6 +81,9 @@ doctor_active() {
     doctor_resume_of "$1" "$active" resume
   elif [ "$count" -gt 1 ]; then
     resume="the SessionStart hook stays silent: it resumes only a single active task, and there are $count (pass --task <ID> to resume-task)"
+  elif resume_active_context_unreadable "$1"; then
+    resume='the SessionStart hook stays silent: datarim/activeContext.md cannot be read'
+    doctor_problem 'datarim/activeContext.md cannot be read'
   elif [ -f "$1/datarim/activeContext.md" ]; then
     resume='the SessionStart hook stays silent: datarim/activeContext.md lists no task under "## Active Tasks"'
   else

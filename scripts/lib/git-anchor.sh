@@ -15,7 +15,8 @@
 if shopt -q expand_aliases; then _dr_aliases_git_anchor=1 && shopt -u expand_aliases; fi
 
 _git_anchor_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/datarim-common.sh
   . "$dir/datarim-common.sh"

@@ -16,7 +16,8 @@
 if shopt -q expand_aliases; then _dr_aliases_git_drift=1 && shopt -u expand_aliases; fi
 
 _git_drift_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/git-anchor.sh
   . "$dir/git-anchor.sh"

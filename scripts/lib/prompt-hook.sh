@@ -22,7 +22,8 @@
 if shopt -q expand_aliases; then _dr_aliases_prompt_hook=1 && shopt -u expand_aliases; fi
 
 _prompt_hook_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/hook-state.sh
   . "$dir/hook-state.sh"

@@ -21,6 +21,8 @@
 #                 symlink itself is kept as dirs/<path>/.link (dirs/ holds
 #                 real directories only, so nothing reaches through a link)
 #   linked        the symlinks made so
+#   staged        the temp files an install writes beside a file before it
+#                 moves them into place (a kill leaves one behind)
 # A later install keeps the first backup: a file it replaces is one it
 # installed, unless it changed since (then that newer file is kept instead).
 # Restore never removes or overwrites a file that changed since the install.
@@ -33,7 +35,8 @@
 if shopt -q expand_aliases; then _dr_aliases_runtime_install=1 && shopt -u expand_aliases; fi
 
 _runtime_install_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/datarim-common.sh
   . "$dir/datarim-common.sh"
@@ -191,6 +194,10 @@ runtime_install_file() {
   # The copy is staged first and committed last: at every step restore can
   # tell the file at <dest> for ours.
   tmp=${dest%/*}/.datarim-install.$$
+  runtime_install_record "$backup/staged" "${tmp#"$runtime"/}" || {
+    dr_err "$prog" "cannot record $tmp in the backup"
+    return 1
+  }
   rm -f -- "$tmp" 2>/dev/null || :
   if ! mkdir -p -- "${copy%/*}" || ! cp -- "$source/$rel" "$copy.datarim-new" ||
     ! cp -- "$source/$rel" "$tmp" 2>/dev/null || ! chmod "$(runtime_install_mode "$source/$rel")" "$tmp" ||
@@ -298,6 +305,12 @@ runtime_install_restore() {
       rm -f -- "$backup/files/$rel" 2>/dev/null || :
     fi
   done < <(find "$backup/installed" -type f -print 2>/dev/null | LC_ALL=C sort)
+  # The temp files an install was killed before it moved into place.
+  if [ -f "$backup/staged" ]; then
+    while IFS= read -r rel; do
+      if [ -f "$runtime/$rel" ] || [ -L "$runtime/$rel" ]; then rm -f -- "$runtime/$rel"; fi
+    done <"$backup/staged"
+  fi
   # The links of exploded directories.
   if [ -f "$backup/linked" ]; then
     while IFS= read -r rel; do
@@ -323,7 +336,12 @@ runtime_install_restore() {
   # Exploded directories, deepest first, once nothing else is in them.
   if [ -f "$backup/exploded" ]; then
     while IFS= read -r rel; do
-      if ! rmdir -- "$runtime/$rel" 2>/dev/null; then
+      if [ ! -e "$backup/dirs/$rel/.link" ] && [ ! -L "$backup/dirs/$rel/.link" ]; then
+        continue # killed before the symlink was moved: it still stands in its place
+      fi
+      if [ ! -e "$runtime/$rel" ] && [ ! -L "$runtime/$rel" ]; then
+        : # killed before the real directory was made in its place
+      elif ! rmdir -- "$runtime/$rel" 2>/dev/null; then
         dr_err "$prog" "$runtime/$rel holds files added after the install; left as it is (its symlink is kept as $backup/dirs/$rel/.link)"
         left=1
         continue

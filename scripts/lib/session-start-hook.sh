@@ -19,7 +19,8 @@
 if shopt -q expand_aliases; then _dr_aliases_session_start_hook=1 && shopt -u expand_aliases; fi
 
 _session_start_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/snapshot-resume.sh
   . "$dir/snapshot-resume.sh"

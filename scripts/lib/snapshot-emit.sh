@@ -16,7 +16,8 @@
 if shopt -q expand_aliases; then _dr_aliases_snapshot_emit=1 && shopt -u expand_aliases; fi
 
 _emit_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/snapshot-writer.sh
   . "$dir/snapshot-writer.sh"

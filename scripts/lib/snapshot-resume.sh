@@ -17,7 +17,8 @@
 if shopt -q expand_aliases; then _dr_aliases_snapshot_resume=1 && shopt -u expand_aliases; fi
 
 _resume_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/snapshot-validator.sh
   . "$dir/snapshot-validator.sh"
@@ -53,6 +54,17 @@ resume_active_tasks() {
   printf -v "$2" '%s' "$found"
 }
 
+# resume_active_context_unreadable <root>: 0 when something stands at
+# <root>/datarim/activeContext.md that cannot be read as a file (no read
+# permission, a directory, a dangling symlink): it lists no task, but not
+# because it names none.
+resume_active_context_unreadable() {
+  local file
+  file=$1/datarim/activeContext.md
+  { [ -e "$file" ] || [ -L "$file" ]; } || return 1
+  ! { [ -f "$file" ] && [ -r "$file" ]; }
+}
+
 # resume_pick_task <program> <root> <task-flag> <out-var> [quiet]: the task
 # named by --task, else the one active task. Returns 3 after saying why not
 # (nothing is said when quiet is set).
@@ -70,7 +82,9 @@ resume_pick_task() {
     return 0
   fi
   if [ -z "${5:-}" ]; then
-    if [ "$count" -eq 0 ]; then
+    if [ "$count" -eq 0 ] && resume_active_context_unreadable "$2"; then
+      dr_err "$prog" "no --task given and datarim/activeContext.md cannot be read"
+    elif [ "$count" -eq 0 ]; then
       dr_err "$prog" "no --task given and no active task in datarim/activeContext.md"
     else
       dr_err "$prog" "no --task given and $count active tasks in datarim/activeContext.md ($active); pass --task <ID>"

@@ -26,7 +26,8 @@
 if shopt -q expand_aliases; then _dr_aliases_stop_hook=1 && shopt -u expand_aliases; fi
 
 _stop_hook_load() {
-  local dir=${BASH_SOURCE[0]}
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/hook-state.sh
   . "$dir/hook-state.sh"

@@ -358,3 +358,98 @@ exit 42" ]
   [[ $output == *".datarim-backup is not a directory"* ]]
   [ -z "$(ls -A "$T/evil")" ]
 }
+
+# killable_source <dir>: a source tree whose payload is the few files install.sh
+# needs plus some that replace the reference's, so that an install can be
+# killed at every one of its steps in a few seconds.
+killable_source() {
+  local name
+  mkdir -p "$1/scripts/lib/text" "$1/dev-tools"
+  for name in datarim-common.sh datarim-rules.sh datarim-inputs.sh datarim-roots.sh datarim-lock.sh \
+    datarim-publish.sh datarim-flags.sh runtime-install.sh snapshot-writer.sh; do
+    cp "$REPO/scripts/lib/$name" "$1/scripts/lib/"
+  done
+  cp "$REPO/scripts/lib/text/usage-install.txt" "$REPO/scripts/lib/text/drift-notice.txt" "$1/scripts/lib/text/"
+  cp "$REPO/dev-tools/install.sh" "$REPO/dev-tools/check-stage-snapshot-on-exit.sh" "$1/dev-tools/"
+}
+
+# killing_tools <dir>: cp, mv, mkdir, rm, chmod and ln in <dir> that count
+# their calls in $KILL_COUNTER (each one's command line in $KILL_COUNTER.log)
+# and, at call $KILL_AT, kill their whole
+# process group (the install's) with SIGKILL; a cp writes part of its
+# file first, as a copy killed half-way does.
+killing_tools() {
+  local name
+  mkdir -p "$1"
+  cat >"$1/tool" <<'TOOL'
+#!/usr/bin/env bash
+n=$(($(cat "$KILL_COUNTER") + 1))
+echo "$n" >"$KILL_COUNTER"
+printf '%s %s\n' "${0##*/}" "$*" >>"$KILL_COUNTER.log"
+if [ "$n" = "${KILL_AT:-0}" ]; then
+  if [ "${0##*/}" = cp ]; then eval "dest=\${$#} src=\${$(($# - 1))}"; head -c 100 -- "$src" >"$dest"; fi
+  kill -KILL 0
+fi
+PATH=$KILL_REAL_PATH exec "${0##*/}" "$@"
+TOOL
+  chmod 755 "$1/tool"
+  for name in cp mv mkdir rm chmod ln; do ln -s tool "$1/$name"; done
+}
+
+# killed_install <source> <kill-at>: runs <source>'s install in its own
+# process group with the killing tools first on PATH.
+killed_install() {
+  local real_path=$PATH
+  echo 0 >"$T/calls"
+  : >"$T/calls.log"
+  KILL_COUNTER=$T/calls KILL_AT=$2 KILL_REAL_PATH=$real_path PATH=$T/tools:$real_path \
+    setsid -w bash "$1/dev-tools/install.sh" >"$T/install.out" 2>&1
+}
+
+# restore_after_every_kill <runtime-maker>: for each kind of step of an
+# install into the runtime <runtime-maker> makes, an install killed there and
+# a restore give back the runtime byte for byte. Steps that differ only in the
+# file's name (the same step for the next library) count as one kind.
+restore_after_every_kill() {
+  local steps at status
+  killable_source "$T/src"
+  killing_tools "$T/tools"
+  export DATARIM_RUNTIME=$T/runtime
+  "$1" "$DATARIM_RUNTIME"
+  before=$(tree "$DATARIM_RUNTIME")
+  killed_install "$T/src" 0
+  [ "$(cat "$T/calls")" -gt 40 ]
+  steps=$(sed -E 's#/[A-Za-z0-9_-]+\.(sh|txt)#/F#g; s#\.datarim-install\.[0-9]+#TMP#g' "$T/calls.log" |
+    awk '!seen[$0]++ { print NR }')
+  "$T/src/dev-tools/install.sh" --restore >/dev/null
+  [ "$(tree "$DATARIM_RUNTIME")" = "$before" ]
+  for at in $steps; do
+    status=0
+    killed_install "$T/src" "$at" || status=$?
+    [ "$status" -eq 137 ] || { echo "step $at: install exit $status: $(cat "$T/install.out")"; return 1; }
+    run "$T/src/dev-tools/install.sh" --restore
+    [ "$status" -eq 0 ] || { echo "step $at: restore exit $status: $output"; return 1; }
+    [[ $output == *"as it was before the install"* ]] || [[ $output == *"nothing to restore"* ]]
+    [ "$(tree "$DATARIM_RUNTIME")" = "$before" ] || {
+      echo "step $at: the runtime differs after restore:"
+      diff <(echo "$before") <(tree "$DATARIM_RUNTIME")
+      return 1
+    }
+  done
+}
+
+symlinked_reference() {
+  reference "$T/checkout"
+  mkdir -p "$1"
+  ln -s "$T/checkout/dev-tools" "$1/dev-tools"
+  ln -s ../checkout/scripts "$1/scripts"
+}
+
+@test "an install killed at any step (SIGKILL, a file half-copied) is undone by restore, byte for byte: a copy-mode runtime" {
+  restore_after_every_kill reference
+}
+
+@test "an install killed at any step is undone by restore, byte for byte: a symlink-mode runtime" {
+  restore_after_every_kill symlinked_reference
+  [ -z "$(ls -A "$T/checkout/scripts/lib/text" 2>/dev/null)" ]
+}

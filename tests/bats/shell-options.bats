@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The libraries under a caller's shell options: sourced into a shell with
-# failglob, nocasematch, noglob, an odd IFS or aliases, or run as entry points
+# failglob, nocasematch, noglob, keyword (set -k), an odd IFS or aliases, or run as entry points
 # with SHELLOPTS/BASHOPTS in the environment, they behave as under the
 # defaults, and the caller has its options back afterwards, on every return path.
 
@@ -62,6 +62,27 @@ caller() {
   [ "$(ls -A "$ROOT/datarim/snapshots")" = TUNE-0254.snapshot.md ]
 }
 
+@test "keyword (set -k): sourced and as every entry point, the libraries load and write; the caller keeps -k" {
+  run caller 'set -k' "write_stage_snapshot --task TUNE-0254 $WRITE; case \$- in *k*) echo keyword ;; esac"
+  [ "${lines[0]}" = "keyword" ]
+  [ "${lines[1]}" = "code=0" ]
+  [ -f "$ROOT/datarim/snapshots/TUNE-0254.snapshot.md" ]
+  run env SHELLOPTS=keyword "$REPO/dev-tools/snapshot-writer-wrapper.sh" --task TUNE-0255 "${WRITE_ARGS[@]}"
+  [ "$status" -eq 0 ]
+  [ -f "$ROOT/datarim/snapshots/TUNE-0255.snapshot.md" ]
+  # Every entry point loads its libraries and answers --help as without -k.
+  for entry in "$REPO"/dev-tools/*.sh; do
+    case ${entry##*/} in demo*.sh | session-start-hook.sh | stop-hook.sh | prompt-hook.sh) continue ;; esac
+    plain=$("$entry" --help 2>&1) && plain_status=0 || plain_status=$?
+    run env SHELLOPTS=keyword "$entry" --help
+    [ "$status" -eq "$plain_status" ] || { echo "${entry##*/}: exit $status, not $plain_status: $output"; return 1; }
+    [ "$output" = "$plain" ] || { echo "${entry##*/}: $output"; return 1; }
+  done
+  run env SHELLOPTS=keyword DATARIM_STATE_DIR="$BATS_TEST_TMPDIR/state" "$REPO/dev-tools/session-start-hook.sh" </dev/null
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
+
 @test "an IFS of digits: the write reads its settings as usual" {
   run caller 'IFS=0123456789' "write_stage_snapshot --task TUNE-0254 $WRITE"
   [ "${lines[0]}" = "code=0" ]
@@ -85,6 +106,8 @@ caller() {
 
 @test "every entry point gives the caller its options back, on success and on refusal" {
   run bash -c "
+    export DATARIM_STATE_DIR='$BATS_TEST_TMPDIR/state'
+    set -k
     for lib in '$REPO'/scripts/lib/*.sh; do . \"\$lib\"; done
     shopt -s failglob nullglob nocaseglob dotglob nocasematch
     set -f -E -T
@@ -100,7 +123,6 @@ caller() {
     done
     session_start_hook </dev/null
     [ \"\$before\" = \"\$(shopt -p; set +o)\" ] || echo 'session_start_hook changed the options'
-    export DATARIM_STATE_DIR='$BATS_TEST_TMPDIR/state'
     for call in stop_hook prompt_hook install_hooks_main; do
       \"\$call\" --no-such-flag </dev/null >/dev/null 2>&1 || :
       \"\$call\" </dev/null >/dev/null 2>&1 || :
@@ -108,5 +130,5 @@ caller() {
     done
     echo done"
   [ "$status" -eq 0 ]
-  [ "$output" = "done" ]
+  echo "$output"; [ "$output" = "done" ]
 }

@@ -64,3 +64,25 @@ def test_awk_is_control_is_the_same_set(awk: str, tmp_path: Path) -> None:
         timeout=120,
     )
     assert {int(line) for line in done.stdout.split()} == REFUSED
+
+
+def _with_neighbours(points: set[int]) -> list[int]:
+    """The code points, and those just below and above each (surrogates aside)."""
+    around = {p + d for p in points for d in (-1, 0, 1)}
+    return sorted(p for p in around if 0 < p < 0x110000 and not 0xD800 <= p <= 0xDFFF)
+
+
+def test_messages_show_every_control_character_as_a_question_mark() -> None:
+    """dr_err's dr_shown_into and the Python console's shown_message: each code
+    point of the set becomes '?', its neighbours outside the set stay (NUL aside:
+    no shell argument holds one)."""
+    points = _with_neighbours(REFUSED)
+    text = " ".join(chr(p) for p in points)
+    expected = " ".join("?" if p in REFUSED else chr(p) for p in points)
+    assert rules.shown_message(text) == expected
+    done = subprocess.run(
+        ["bash", "-c", '. "$0"; dr_shown_into "$1" out; printf %s "$out"',
+         str(REPO / "scripts/lib/datarim-common.sh"), text],
+        capture_output=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert done.stdout.decode("utf-8") == expected

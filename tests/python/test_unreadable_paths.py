@@ -20,6 +20,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sample import sample_workspace
@@ -60,15 +61,24 @@ def _command(impl: str, bash_tool: str, subcommand: str) -> list[str]:
     return [python, "-m", "datarim_snapshot", subcommand]
 
 
-def _run(impl: str, bash_tool: str, subcommand: str, *args: str) -> tuple[int, bytes, bytes]:
+def _run(
+    impl: str,
+    bash_tool: str,
+    subcommand: str,
+    *args: str,
+    stdin: bytes | None = None,
+    env_extra: dict[str, str] | None = None,
+) -> tuple[int, bytes, bytes]:
     env = dict(
         os.environ,
         PYTHONPATH=str(REPO / "python" / "src"),
         PYTHONDONTWRITEBYTECODE="1",
         DATARIM_NOW="2099-01-01T00:00:00Z",  # list's ages must not depend on when each runs
+        **(env_extra or {}),
     )
     done = subprocess.run(
         [*_command(impl, bash_tool, subcommand), *args],
+        input=stdin,
         capture_output=True,
         env=env,
         cwd="/",
@@ -99,9 +109,11 @@ def workspace() -> Iterator[Path]:
         shutil.rmtree(top)
 
 
-def _both(bash_tool: str, subcommand: str, *args: str) -> tuple[int, bytes, bytes]:
-    bash = _run("bash", bash_tool, subcommand, *args)
-    python = _run("python", bash_tool, subcommand, *args)
+def _both(
+    bash_tool: str, subcommand: str, *args: str, **options: Any
+) -> tuple[int, bytes, bytes]:
+    bash = _run("bash", bash_tool, subcommand, *args, **options)
+    python = _run("python", bash_tool, subcommand, *args, **options)
     assert bash == python, (bash, python)
     return bash
 
@@ -124,6 +136,60 @@ def test_an_unsearchable_sessions_directory_means_missing(workspace: Path) -> No
     check = ("check-session-handoff.sh", "session-check", "--session", SESSION)
     expected = f"check-session-handoff: datarim/sessions/{SESSION}.session.md is missing\n"
     assert _both(*check, "--root", str(workspace)) == (1, b"", expected.encode())
+
+
+def _active_context(workspace: Path, mode: int) -> None:
+    """datarim/activeContext.md listing TUNE-0254 as the one active task, with <mode>."""
+    path = workspace / "datarim" / "activeContext.md"
+    path.write_text("# Active context\n\n## Active Tasks\n\n- **TUNE-0254** \u2014 plan\n")
+    path.chmod(mode)
+
+
+def test_an_unreadable_active_context_is_said_so(workspace: Path) -> None:
+    """It lists no task, but not because it names none: the resumers say it
+    cannot be read (exit 3, as with no active task), doctor lists it to fix."""
+    _active_context(workspace, 0o000)
+    root = ("--root", str(workspace))
+    for tool, command, prog in (
+        ("render-replay-prompt.sh", "replay", b"render-replay-prompt"),
+        ("resume-task.sh", "resume", b"resume-task"),
+    ):
+        expected = b": no --task given and datarim/activeContext.md cannot be read\n"
+        assert _both(tool, command, *root) == (3, b"", prog + expected)
+    code, out, err = _both("doctor.sh", "doctor", *root)
+    assert (code, err) == (1, b"")
+    assert (
+        b"active tasks: none; the SessionStart hook stays silent:"
+        b" datarim/activeContext.md cannot be read\n"
+    ) in out
+    assert b"\n  - datarim/activeContext.md cannot be read\n" in out
+
+
+def test_the_session_start_hook_stays_silent_on_an_unreadable_active_context(
+    workspace: Path,
+) -> None:
+    """Nothing on stdout or stderr, exit 0, nothing in the hooks log."""
+    _active_context(workspace, 0o000)
+    state = workspace.parent / "state"
+    payload = b'{"hook_event_name":"SessionStart","source":"clear","cwd":"%s"}\n' % bytes(workspace)
+    env = {"DATARIM_STATE_DIR": str(state)}
+    hook = ("session-start-hook.sh", "session-start-hook")
+    assert _both(*hook, stdin=payload, env_extra=env) == (0, b"", b"")
+    assert not state.exists()
+
+
+def test_a_readable_active_context_resumes_its_task(workspace: Path) -> None:
+    """The same file readable: its task resumes (the tests above can fail)."""
+    _active_context(workspace, 0o644)
+    code, out, err = _both("render-replay-prompt.sh", "replay", "--root", str(workspace))
+    assert (code, err) == (0, b"") and out.startswith(b"/dr-do TUNE-0254")
+    code, out, err = _both("doctor.sh", "doctor", "--root", str(workspace))
+    assert b"active tasks: TUNE-0254; the SessionStart hook resumes it" in out
+    state = workspace.parent / "state"
+    payload = b'{"hook_event_name":"SessionStart","source":"clear","cwd":"%s"}\n' % bytes(workspace)
+    hook = ("session-start-hook.sh", "session-start-hook")
+    code, out, err = _both(*hook, stdin=payload, env_extra={"DATARIM_STATE_DIR": str(state)})
+    assert (code, err) == (0, b"") and b"TUNE-0254" in out
 
 
 @pytest.mark.parametrize("mode", [0o000, 0o300, 0o600])  # unreadable, or unsearchable

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import sys
 
-from .rules import shown
+from .rules import shown_message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,5 +60,5 @@ class Console:
 
     def error(self, program: str, message: str) -> None:
         """One line on stderr, `program: message`, control characters shown as '?'."""
-        line = f"{program}: {shown(message)}\n"
+        line = f"{program}: {shown_message(message)}\n"
         self.err.write(line.encode("utf-8", "surrogateescape"))

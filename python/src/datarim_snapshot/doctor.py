@@ -18,7 +18,7 @@ import stat
 from . import jsonout
 from .errors import DatarimError, UsageError
 from .flags import parse_flags
-from .rules import shown, task_id_ok
+from .rules import shown_message, task_id_ok
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ REASONS = {
 
 def text(raw: bytes) -> str:
     """Bytes as the report shows them: invalid UTF-8 as U+FFFD, controls as "?"."""
-    return shown(raw.decode("utf-8", "replace"))
+    return shown_message(raw.decode("utf-8", "replace"))
 
 
 def _path_text(path: str) -> str:
@@ -78,9 +78,9 @@ def _root(root_flag: str | None) -> tuple[str, str]:
     return os.path.realpath(root_flag), "given"
 
 
-def _active(root: str) -> dict[str, Any]:
+def _active(root: str, report: Report) -> dict[str, Any]:
     """The active tasks and what the SessionStart hook makes of them."""
-    from .snapshot_resume import active_tasks
+    from .snapshot_resume import active_context_unreadable, active_tasks
 
     tasks = active_tasks(root)
     if len(tasks) == 1:
@@ -90,6 +90,9 @@ def _active(root: str) -> dict[str, Any]:
             "the SessionStart hook stays silent: it resumes only a single active task,"
             f" and there are {len(tasks)} (pass --task <ID> to resume-task)"
         )
+    elif active_context_unreadable(root):
+        resume = "the SessionStart hook stays silent: datarim/activeContext.md cannot be read"
+        report.problem("datarim/activeContext.md cannot be read")
     elif os.path.isfile(os.path.join(root, "datarim", "activeContext.md")):
         resume = (
             "the SessionStart hook stays silent: datarim/activeContext.md lists no task"
@@ -390,7 +393,7 @@ def examine(root_flag: str | None) -> dict[str, Any]:
     }
     if not present:
         report.problem(f"no knowledge base in {_path_text(datarim)}: nothing here resumes")
-    facts["active_tasks"] = _active(root)
+    facts["active_tasks"] = _active(root, report)
     facts["snapshots"] = _artefacts(root, "snapshot", report)
     facts["sessions"] = _artefacts(root, "session", report)
     facts["hooks"] = _hooks(root, report)

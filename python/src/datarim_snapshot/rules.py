@@ -82,6 +82,8 @@ _CONTROL_OR_TAB = frozenset(
 _CONTROL = _CONTROL_OR_TAB - {"\t"}
 # shown(): C0 and DEL become "?".
 _SHOWN = {c: "?" for c in [*range(0x20), 0x7F]}
+# shown_message(): every control character (the set above, tab included) becomes "?".
+_SHOWN_MESSAGE = {ord(c): "?" for c in _CONTROL_OR_TAB}
 
 
 def session_id_ok(value: str) -> bool:
@@ -333,6 +335,12 @@ def fixed_total(fixed: int) -> int:
 def shown(text: str) -> str:
     """Printable form for a one-line message: control characters become '?'."""
     return text.translate(_SHOWN)
+
+
+def shown_message(text: str) -> str:
+    """A message line as dr_err prints it: every control character of spec §2
+    (C0, DEL, C1, U+2028/2029, U+FFFE/FFFF, the format characters) becomes '?'."""
+    return text.translate(_SHOWN_MESSAGE)
 
 
 _compiled: dict[bytes, re.Pattern[bytes]] = {}

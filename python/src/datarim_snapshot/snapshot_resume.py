@@ -82,6 +82,16 @@ def active_tasks(root: str) -> list[str]:
     return found
 
 
+def active_context_unreadable(root: str) -> bool:
+    """Something stands at datarim/activeContext.md that cannot be read as a file
+    (no read permission, a directory, a dangling symlink): it lists no task, but
+    not because it names none."""
+    path = os.path.join(root, "datarim", "activeContext.md")
+    if not os.path.lexists(path):
+        return False
+    return not (os.path.isfile(path) and os.access(path, os.R_OK))
+
+
 def pick_task(root: str, task_flag: str | None) -> str:
     """The task named by --task, else the one active task; UsageError (3) otherwise."""
     if task_flag:
@@ -91,6 +101,8 @@ def pick_task(root: str, task_flag: str | None) -> str:
     active = active_tasks(root)
     if len(active) == 1:
         return active[0]
+    if not active and active_context_unreadable(root):
+        raise UsageError("no --task given and datarim/activeContext.md cannot be read", code=3)
     if not active:
         raise UsageError("no --task given and no active task in datarim/activeContext.md", code=3)
     raise UsageError(
