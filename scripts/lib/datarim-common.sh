@@ -9,7 +9,7 @@
 #   datarim-publish.sh  the atomic publish step
 #   datarim-flags.sh    flag parsing and each command's opening
 # and keeps the choke point of every entry point (dr_call), its messages
-# (dr_err, dr_usage) and the clock and environment helpers.
+# (dr_err, dr_usage, dr_version) and the clock and environment helpers.
 #
 # Sourcing this file defines dr_* functions and nothing else: no variable,
 # shell option or trap of the caller changes. Functions return codes; none
@@ -130,6 +130,14 @@ dr_usage() {
   local dir
   dr_lib_dir_into dir
   cat -- "$dir/text/usage-$1.txt"
+}
+
+# dr_version: prints `datarim-snapshot <version>`, one product version for
+# every command, kept once in text/version.txt (shared with the Python port).
+dr_version() {
+  local dir
+  dr_lib_dir_into dir
+  printf 'datarim-snapshot ' && cat -- "$dir/text/version.txt"
 }
 
 # dr_seconds_env <var-name> <default> <out-var>: a whole number of seconds from

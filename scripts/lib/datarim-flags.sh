@@ -16,14 +16,15 @@ if shopt -q expand_aliases; then _dr_aliases_datarim_flags=1 && shopt -u expand_
 # that must be present; "@--task" in <spec> makes a bare argument, wherever
 # it stands, the value of --task. Sets opt_<flag> (dashes as underscores),
 # which the caller declares local. Returns 0, 2 after reporting a usage
-# error, 5 after reporting missing required flags, or 4 for -h/--help. An
-# empty value is a usage error (2) like a missing one.
+# error, 5 after reporting missing required flags, 4 for -h/--help or 6 for
+# --version (the first of them given ends the parse). An empty value is a
+# usage error (2) like a missing one.
 dr_parse_flags() {
   local prog=$1 spec=" $2 " required=$3 flag name seen=" " missing='' positional IFS=$' \t\n'
   shift 3
   while [ $# -gt 0 ]; do
     flag=$1
-    case $flag in -h | --help) return 4 ;; esac
+    case $flag in -h | --help) return 4 ;; --version) return 6 ;; esac
     case $flag in -*) ;; *)
       case $spec in *" @--"*)
         # A bare argument: read it as its flag's value, on the next turn.
@@ -99,26 +100,34 @@ dr_flag_value_ok() {
   fi
 }
 
-# dr_writer_flags <program> <timeout-env> <timeout-var> <spec> <required> "$@":
-# how every writer starts. Parses the flags (dr_parse_flags; the caller
-# declares the opt_* locals), prints the usage for -h/--help (and on stderr
-# after the line naming missing flags, as the reference's writers do: spec
-# §8), reads the lock timeout from <timeout-env> into <timeout-var> and
-# defaults opt_captured_at to now. Returns 0, or 2 (usage, help included)
-# for the writer to exit with.
+# dr_writer_flags <program> <timeout-env> <timeout-var> <done-var> <spec>
+# <required> "$@": how every writer starts. Parses the flags (dr_parse_flags;
+# the caller declares the opt_* locals), prints the usage for -h/--help (and
+# on stderr after the line naming missing flags, as the reference's writers
+# do: spec §8), reads the lock timeout from <timeout-env> into <timeout-var>
+# and defaults opt_captured_at to now. Sets <done-var> to 1 when the command
+# is over: the version printed for --version (0), help printed or a usage
+# error reported (2); returns that code. Else returns 0 with <done-var>
+# empty, or 2 for a bad lock timeout.
 dr_writer_flags() {
-  local dr_wf_status=0 dr_wf_prog=$1 dr_wf_env=$2 dr_wf_var=$3 dr_wf_spec=$4 dr_wf_required=$5
-  shift 5
+  local dr_wf_status=0 dr_wf_prog=$1 dr_wf_env=$2 dr_wf_var=$3 dr_wf_done=$4 dr_wf_spec=$5 dr_wf_required=$6
+  shift 6
+  printf -v "$dr_wf_done" '%s' 1
   dr_parse_flags "$dr_wf_prog" "$dr_wf_spec" "$dr_wf_required" "$@" || dr_wf_status=$?
   if [ "$dr_wf_status" -eq 4 ]; then
     dr_usage "$dr_wf_prog"
     return 2
+  fi
+  if [ "$dr_wf_status" -eq 6 ]; then
+    dr_version
+    return 0
   fi
   if [ "$dr_wf_status" -eq 5 ]; then
     dr_usage "$dr_wf_prog" >&2
     return 2
   fi
   [ "$dr_wf_status" -eq 0 ] || return "$dr_wf_status"
+  printf -v "$dr_wf_done" '%s' ''
   dr_lock_timeout "$dr_wf_prog" "$dr_wf_env" "$dr_wf_var" || return 2
   [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
 }
@@ -126,9 +135,9 @@ dr_writer_flags() {
 # dr_reader_flags <program> <usage-code> <done-var> <spec> <required> "$@": how
 # every reader starts (and doctor, install, install-hooks, the claim probes):
 # parses the flags (dr_parse_flags; the caller declares the opt_* locals).
-# Sets <done-var> to 1 when the command is over, help printed on stdout (0)
-# or a usage error reported (<usage-code>), and returns that code; else
-# returns 0 with <done-var> empty.
+# Sets <done-var> to 1 when the command is over, help or the version printed
+# on stdout (0) or a usage error reported (<usage-code>), and returns that
+# code; else returns 0 with <done-var> empty.
 dr_reader_flags() {
   local dr_rf_prog=$1 dr_rf_code=$2 dr_rf_done=$3 dr_rf_spec=$4 dr_rf_required=$5 dr_rf_status=0
   shift 5
@@ -136,6 +145,10 @@ dr_reader_flags() {
   dr_parse_flags "$dr_rf_prog" "$dr_rf_spec" "$dr_rf_required" "$@" || dr_rf_status=$?
   if [ "$dr_rf_status" -eq 4 ]; then
     dr_usage "$dr_rf_prog"
+    return 0
+  fi
+  if [ "$dr_rf_status" -eq 6 ]; then
+    dr_version
     return 0
   fi
   [ "$dr_rf_status" -eq 0 ] || return "$dr_rf_code"
@@ -146,7 +159,7 @@ dr_reader_flags() {
 # every validator starts. Parses <id-flag> (e.g. --task), --root,
 # --validate-frontmatter (accepted, changes nothing) and --self-test into the
 # caller's opt_* locals. Sets <done-var> to 1 when the command is over (help
-# printed: 0; --self-test run: its status; usage error: 3) and returns that
+# or the version printed: 0; --self-test run: its status; usage error: 3) and returns that
 # code; else returns 0 with <done-var> empty, opt_<id> and opt_root set.
 dr_checker_flags() {
   local dr_cf_prog=$1 dr_cf_flag=$2 dr_cf_test=$3 dr_cf_done=$4 dr_cf_status=0 dr_cf_id
@@ -156,6 +169,10 @@ dr_checker_flags() {
     dr_cf_status=$?
   if [ "$dr_cf_status" -eq 4 ]; then
     dr_usage "$dr_cf_prog"
+    return 0
+  fi
+  if [ "$dr_cf_status" -eq 6 ]; then
+    dr_version
     return 0
   fi
   [ "$dr_cf_status" -eq 0 ] || return 3

@@ -29,16 +29,22 @@ hook_load_common() {
 }
 
 # hook_opening <hook> <what-is-not-done> "$@": how a hook that takes no
-# argument starts. 0 when the call is over: the usage printed (-h, --help),
-# or arguments given, the payload drained and "takes no arguments; nothing
-# <what-is-not-done>" logged; 1 to go on. Needs hook_load_common first.
+# argument starts. 0 when the call is over: the usage printed (-h, --help)
+# or the version (--version), the payload left unread; or arguments given, the
+# payload drained and "takes no arguments; nothing <what-is-not-done>" logged;
+# 1 to go on. Needs hook_load_common first.
 hook_opening() {
   local hook=$1 undone=$2 state
   shift 2
-  case ${1:-} in -h | --help)
-    dr_usage "$hook"
-    return 0
-    ;;
+  case ${1:-} in
+    -h | --help)
+      dr_usage "$hook"
+      return 0
+      ;;
+    --version)
+      dr_version
+      return 0
+      ;;
   esac
   [ $# -gt 0 ] || return 1
   hook_drain

@@ -31,7 +31,7 @@ _prompt_hook_load() {
 _prompt_hook_load
 unset -f _prompt_hook_load
 
-# prompt_hook [-h|--help]: the hook (see the top). Always returns 0.
+# prompt_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 prompt_hook() {
   hook_load_common
   dr_call prompt_hook_body "$@" # with our shell options

@@ -150,16 +150,17 @@ session_resume_block() {
 write_session_handoff() { dr_call write_session_handoff_body "$@"; } # with our shell options
 write_session_handoff_body() {
   [ "${DATARIM_DISABLE_SESSION_HANDOFF:-}" = 1 ] && return 0
-  local prog=session-handoff-writer status=0 timeout root dir name lock content why new_kb=''
+  local prog=session-handoff-writer status=0 timeout finished root dir name lock content why new_kb=''
   local opt_root='' opt_session='' opt_captured_by='' opt_recommended_next='' opt_next_action=''
   local opt_active_tasks_file='' opt_body_file='' opt_captured_at='' opt_git_state='' git_paths='' git_facts=''
   local tasks_text tasks_len tasks_nul body_text body_len body_nul
   local old_text old_len old_nul now_text now_len now_nul
   local new_block new_redacted new_next_action new_tasks
-  dr_writer_flags "$prog" DR_SESSION_LOCK_TIMEOUT timeout \
+  dr_writer_flags "$prog" DR_SESSION_LOCK_TIMEOUT timeout finished \
     "--root= --session= --captured-by= --recommended-next= --next-action= --active-tasks-file= --body-file= --captured-at= --git-state=+" \
     "--root --session --captured-by --recommended-next --next-action --active-tasks-file --body-file" "$@" ||
     return $?
+  [ -z "$finished" ] || return 0 # --version
   dr_one_stdin "$prog" --active-tasks-file "$opt_active_tasks_file" --body-file "$opt_body_file" || return 2
   if ! dr_session_id_ok "$opt_session"; then
     dr_session_id_fault "$opt_session" why

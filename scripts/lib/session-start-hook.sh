@@ -45,14 +45,19 @@ session_start_payload() {
   printf -v "$2" '%s' "${fields#*$'\n'}"
 }
 
-# session_start_hook [-h|--help]: the hook (see the top). Always returns 0.
+# session_start_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 session_start_hook() { dr_call session_start_hook_body "$@"; } # with our shell options
 session_start_hook_body() {
   local source='' cwd='' root task budget cta='' out status=0 snapshot='' next options
-  case ${1:-} in -h | --help)
-    dr_usage session-start-hook
-    return 0
-    ;;
+  case ${1:-} in
+    -h | --help)
+      dr_usage session-start-hook
+      return 0
+      ;;
+    --version)
+      dr_version
+      return 0
+      ;;
   esac
   [ $# -eq 0 ] || return 0
   [ "${DATARIM_DISABLE_RESUME_HOOK:-}" != 1 ] || return 0

@@ -149,14 +149,15 @@ emit_answer_snapshot() {
 emit_stage_snapshot() { dr_call emit_stage_snapshot_body "$@"; } # with our shell options
 emit_stage_snapshot_body() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local LC_ALL=C prog=emit-stage-snapshot timeout content content_redacted root preview new_kb status=0
+  local LC_ALL=C prog=emit-stage-snapshot timeout finished content content_redacted root preview new_kb status=0
   local nl=$'\n'
   local cta_task='' cta_next='' cta_json='' cta_options='' cta_body_text='' cta_body_len=0 cta_body_nul=-1
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''
   local opt_captured_by=agent opt_captured_at='' opt_dry_run='' opt_json=''
-  dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
+  dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout finished \
     "--root= --task= --stage= --command= --response-file= --captured-by= --captured-at= --dry-run --json" \
     "--root --task --stage --command --response-file" "$@" || return $?
+  [ -z "$finished" ] || return 0 # --version
   dr_check_task_flag "$prog" "$opt_task" || return 1
   dr_readable_file "$prog" --response-file "$opt_response_file" || return 1
   if [ -z "$opt_dry_run$opt_json" ]; then

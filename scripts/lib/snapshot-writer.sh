@@ -105,12 +105,13 @@ snapshot_publish() {
 write_stage_snapshot() { dr_call write_stage_snapshot_body "$@"; } # with our shell options
 write_stage_snapshot_body() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local prog=snapshot-writer timeout content content_redacted anchor new_kb
+  local prog=snapshot-writer timeout finished content content_redacted anchor new_kb
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_captured_by='' opt_recommended_next=''
   local opt_body_file='' opt_options_file='' opt_captured_at=''
-  dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout \
+  dr_writer_flags "$prog" DR_SNAPSHOT_LOCK_TIMEOUT timeout finished \
     "--root= --task= --stage= --command= --captured-by= --recommended-next= --body-file= --options-file= --captured-at=" \
     "--root --task --stage --command --captured-by --recommended-next --body-file" "$@" || return $?
+  [ -z "$finished" ] || return 0 # --version
   dr_one_stdin "$prog" --body-file "$opt_body_file" --options-file "$opt_options_file" || return 2
   dr_check_task_flag "$prog" "$opt_task" || return 1
   if [ -n "$opt_options_file" ]; then dr_readable_file "$prog" --options-file "$opt_options_file" || return 1; fi

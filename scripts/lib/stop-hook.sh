@@ -35,7 +35,7 @@ _stop_hook_load() {
 _stop_hook_load
 unset -f _stop_hook_load
 
-# stop_hook [-h|--help]: the hook (see the top). Always returns 0.
+# stop_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 stop_hook() {
   local state
   # The common path (no turn pending anywhere): builtins only, right whatever

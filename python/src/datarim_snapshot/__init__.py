@@ -23,6 +23,7 @@ _EXPORTS = {
     "SessionSaved": "session_handoff_writer",
     "StageSnapshot": "snapshot_validator",
     "UsageError": "errors",
+    "VersionRequested": "errors",
     "check_session_bytes": "session_format",
     "check_session_file": "session_handoff_validator",
     "check_snapshot_bytes": "snapshot_validator",
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
         MissingError,
         RefusedError,
         UsageError,
+        VersionRequested,
     )
     from .redaction import redact
     from .roots import RootChoice, discover_root
@@ -97,6 +99,7 @@ __all__ = [
     "SessionSaved",
     "StageSnapshot",
     "UsageError",
+    "VersionRequested",
     "check_session_bytes",
     "check_session_file",
     "check_snapshot_bytes",
@@ -116,4 +119,4 @@ __all__ = [
     "write_session_handoff",
     "write_stage_snapshot",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the product version: scripts/lib/text/version.txt

@@ -10,9 +10,9 @@ import os
 import sys
 
 from .console import Console
-from .errors import DatarimError, HelpRequested, UsageError
+from .errors import DatarimError, HelpRequested, UsageError, VersionRequested
 from .flags import MissingFlagsError
-from .texts import usage
+from .texts import usage, version_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,6 +112,9 @@ def main(
     """Runs one subcommand and returns its exit code; never raises for bad input."""
     args = list(sys.argv[1:] if argv is None else argv)
     console = Console(stdout, stderr)
+    if args[:1] == ["--version"]:
+        console.write(version_line())
+        return _finished(console, "--version", 0)
     if not args or args[0] not in COMMANDS:
         console.err.write(USAGE.encode() + b"Subcommands:\n" + _listing().encode())
         return 2
@@ -124,6 +127,11 @@ def main(
         code = command(args[1:], console)
     except DatarimError as exc:
         code = _refused(console, program, failing, exc)
+    return _finished(console, args[0], code)
+
+
+def _finished(console: Console, what: str, code: int) -> int:
+    """Flushes stdout; the exit code, or 141 when the reader has gone."""
     failed = console.flush()
     if failed is None:
         return code
@@ -132,7 +140,7 @@ def main(
     # Not one byte more of stdout: the exit code still says what was done.
     reason = getattr(failed, "strerror", None) or "closed"
     console.err.write(
-        f"datarim-snapshot {args[0]}: cannot write to standard output ({reason})\n".encode()
+        f"datarim-snapshot {what}: cannot write to standard output ({reason})\n".encode()
     )
     return code
 
@@ -143,12 +151,16 @@ def _refused(
     failing: tuple[int, int | None, int | None, bool],
     exc: DatarimError,
 ) -> int:
-    """The one place a command's refusal is told: its usage text for -h/--help
-    (on stdout), else one line `program: message` on stderr; returns the exit code."""
+    """The one place a command's refusal is told: its usage text for -h/--help,
+    the version for --version (exit 0 for every command; both on stdout), else
+    one line `program: message` on stderr; returns the exit code."""
     help_code, usage_code, refusal_code, usage_after_missing = failing
     if isinstance(exc, HelpRequested):
         console.write(usage(program))
         return help_code
+    if isinstance(exc, VersionRequested):
+        console.write(version_line())
+        return 0
     console.error(program, exc.message)
     if isinstance(exc, UsageError):
         if usage_after_missing and isinstance(exc, MissingFlagsError):

@@ -34,6 +34,12 @@ class HelpRequested(DatarimError):
     code = 0
 
 
+class VersionRequested(DatarimError):
+    """--version was given; the caller prints the version (exit 0, every command)."""
+
+    code = 0
+
+
 class RefusedError(DatarimError):
     """Invalid input or an I/O failure; nothing on disk was changed."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import DatarimError, HelpRequested, UsageError
+from .errors import DatarimError, HelpRequested, UsageError, VersionRequested
 
 
 class MissingFlagsError(UsageError):
@@ -28,7 +28,8 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
     one that may repeat with "=+" (its values joined by line ends, in order);
     "@--task" in spec makes a bare argument, wherever it stands, the value of
     --task. required lists value flags that must be present; an empty value is
-    a UsageError like a missing one. Returns {"root": value,
+    a UsageError like a missing one. -h/--help raises HelpRequested, --version
+    VersionRequested: the first of them given ends the parse. Returns {"root": value,
     "hint": "1", ...} keyed by flag name with dashes as underscores.
     """
     value_flags = {f[:-1] for f in spec.split() if f.endswith("=")}
@@ -45,6 +46,8 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
         flag = argv[i]
         if flag in ("-h", "--help"):
             raise HelpRequested("help")
+        if flag == "--version":
+            raise VersionRequested("version")
         if positional is not None and not flag.startswith("-"):
             # A bare argument: read it as its flag's value, on the next turn.
             argv.insert(i, positional)
@@ -103,7 +106,7 @@ def run_checker(
     run_self_test: Callable[[Console], int],
 ) -> int:
     """A validator's command line: <id_flag> <ID> [--root <dir>], --validate-frontmatter
-    (accepted, changes nothing), --self-test, -h/--help. 0 valid, 1 missing,
+    (accepted, changes nothing), --self-test, -h/--help, --version. 0 valid, 1 missing,
     2 malformed, 3 usage (cli.READER); nothing on stdout, one line on stderr."""
     name = id_flag[2:]
     flags = parse_flags(f"{id_flag}= --root= --validate-frontmatter --self-test", "", argv)

@@ -331,12 +331,18 @@ def run_turn_hook(
     body: Callable[[Sequence[str], BinaryIO], None],
 ) -> int:
     """A turn hook's command line (prompt-hook, stop-hook): -h/--help prints its
-    usage; else body(argv, stdin) runs, and whatever goes wrong there, a prompt
-    or a turn is never blocked: nothing on stdout or stderr, exit 0."""
+    usage and --version the version, stdin left unread; else body(argv, stdin)
+    runs, and whatever goes wrong there, a prompt or a turn is never blocked:
+    nothing on stdout or stderr, exit 0."""
     if argv and argv[0] in ("-h", "--help"):
         from .texts import usage
 
         console.write(usage(hook))
+        return 0
+    if argv and argv[0] == "--version":
+        from .texts import version_line
+
+        console.write(version_line())
         return 0
     try:  # noqa: SIM105 (contextlib costs an import)
         body(argv, sys.stdin.buffer)

@@ -17,7 +17,7 @@ from .flags import seconds_env
 from .hook_payload import load_payload, usable
 from .roots import discover_root
 from .snapshot_resume import pick_task, resume_output
-from .texts import usage
+from .texts import usage, version_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,6 +71,8 @@ def session_start_command(argv: Sequence[str], console: Console) -> int:
     try:
         if argv and argv[0] in ("-h", "--help"):
             output: bytes | None = usage("session-start-hook")
+        elif argv and argv[0] == "--version":
+            output = version_line()
         else:
             output = session_start(argv, sys.stdin.buffer)
     except Exception:  # whatever goes wrong, a session is never blocked

@@ -1,6 +1,7 @@
 """Bash twin: scripts/lib/text/ (the files both implementations print).
 
-The texts both implementations print (usage, replay template), kept once in scripts/lib/text.
+The texts both implementations print (usage, replay template, version), kept once in
+scripts/lib/text.
 """
 
 from __future__ import annotations
@@ -33,3 +34,9 @@ def text_bytes(name: str) -> bytes:
 
 def usage(name: str) -> bytes:
     return text_bytes(f"usage-{name}.txt")
+
+
+def version_line() -> bytes:
+    """`datarim-snapshot <version>\\n`, what --version prints: one product
+    version for every command, kept once in version.txt."""
+    return b"datarim-snapshot " + text_bytes("version.txt")
