@@ -173,7 +173,8 @@ dr_end_on_interrupt() {
 # dr_main <function> [<arg>...]: an entry point's whole run (dev-tools/*.sh):
 # Ctrl-C as above, the function's code as the exit status.
 dr_main() {
-  local status=0
+  local status # apart from its value: under a caller's set -k, local takes none
+  status=0
   dr_end_on_interrupt
   "$@" || status=$?
   exit "$status"
