@@ -100,6 +100,27 @@ dr_flag_value_ok() {
   fi
 }
 
+# dr_answer_help_or_version <program> <parse-status>: for dr_parse_flags' 4
+# (-h/--help) prints the usage, for 6 (--version) the version line, on stdout,
+# and returns 0; returns 1 for any other status.
+dr_answer_help_or_version() {
+  case $2 in
+    4) dr_usage "$1" ;;
+    6) dr_version ;;
+    *) return 1 ;;
+  esac
+}
+
+# dr_answer_first_word <program> <word>: the same for a command that takes
+# -h/--help/--version only as its first word (the hooks, which read a payload).
+dr_answer_first_word() {
+  case $2 in
+    -h | --help) dr_answer_help_or_version "$1" 4 ;;
+    --version) dr_answer_help_or_version "$1" 6 ;;
+    *) return 1 ;;
+  esac
+}
+
 # dr_writer_flags <program> <timeout-env> <timeout-var> <done-var> <spec>
 # <required> "$@": how every writer starts. Parses the flags (dr_parse_flags;
 # the caller declares the opt_* locals), prints the usage for -h/--help (and
@@ -114,12 +135,8 @@ dr_writer_flags() {
   shift 6
   printf -v "$dr_wf_done" '%s' 1
   dr_parse_flags "$dr_wf_prog" "$dr_wf_spec" "$dr_wf_required" "$@" || dr_wf_status=$?
-  if [ "$dr_wf_status" -eq 4 ]; then
-    dr_usage "$dr_wf_prog"
-    return 2
-  fi
-  if [ "$dr_wf_status" -eq 6 ]; then
-    dr_version
+  if dr_answer_help_or_version "$dr_wf_prog" "$dr_wf_status"; then
+    [ "$dr_wf_status" -eq 6 ] || return 2 # a writer's --help exits 2, as the reference's
     return 0
   fi
   if [ "$dr_wf_status" -eq 5 ]; then
@@ -143,14 +160,7 @@ dr_reader_flags() {
   shift 5
   printf -v "$dr_rf_done" '%s' 1
   dr_parse_flags "$dr_rf_prog" "$dr_rf_spec" "$dr_rf_required" "$@" || dr_rf_status=$?
-  if [ "$dr_rf_status" -eq 4 ]; then
-    dr_usage "$dr_rf_prog"
-    return 0
-  fi
-  if [ "$dr_rf_status" -eq 6 ]; then
-    dr_version
-    return 0
-  fi
+  dr_answer_help_or_version "$dr_rf_prog" "$dr_rf_status" && return 0
   [ "$dr_rf_status" -eq 0 ] || return "$dr_rf_code"
   printf -v "$dr_rf_done" '%s' ''
 }
@@ -167,14 +177,7 @@ dr_checker_flags() {
   printf -v "$dr_cf_done" '%s' 1
   dr_parse_flags "$dr_cf_prog" "$dr_cf_flag= --root= --validate-frontmatter --self-test" "" "$@" ||
     dr_cf_status=$?
-  if [ "$dr_cf_status" -eq 4 ]; then
-    dr_usage "$dr_cf_prog"
-    return 0
-  fi
-  if [ "$dr_cf_status" -eq 6 ]; then
-    dr_version
-    return 0
-  fi
+  dr_answer_help_or_version "$dr_cf_prog" "$dr_cf_status" && return 0
   [ "$dr_cf_status" -eq 0 ] || return 3
   if [ -n "$opt_self_test" ]; then
     "$dr_cf_test"

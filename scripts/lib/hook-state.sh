@@ -36,16 +36,7 @@ hook_load_common() {
 hook_opening() {
   local hook=$1 undone=$2 state
   shift 2
-  case ${1:-} in
-    -h | --help)
-      dr_usage "$hook"
-      return 0
-      ;;
-    --version)
-      dr_version
-      return 0
-      ;;
-  esac
+  dr_answer_first_word "$hook" "${1:-}" && return 0
   [ $# -gt 0 ] || return 1
   hook_drain
   if hook_state_dir state; then hook_log "$state" "$hook" "takes no arguments; nothing $undone"; fi

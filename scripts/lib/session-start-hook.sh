@@ -49,16 +49,7 @@ session_start_payload() {
 session_start_hook() { dr_call session_start_hook_body "$@"; } # with our shell options
 session_start_hook_body() {
   local source='' cwd='' root task budget cta='' out status=0 snapshot='' next options
-  case ${1:-} in
-    -h | --help)
-      dr_usage session-start-hook
-      return 0
-      ;;
-    --version)
-      dr_version
-      return 0
-      ;;
-  esac
+  dr_answer_first_word session-start-hook "${1:-}" && return 0
   [ $# -eq 0 ] || return 0
   [ "${DATARIM_DISABLE_RESUME_HOOK:-}" != 1 ] || return 0
   dr_seconds_env DATARIM_RESUME_BUDGET 9000 budget || return 0

@@ -334,16 +334,13 @@ def run_turn_hook(
     usage and --version the version, stdin left unread; else body(argv, stdin)
     runs, and whatever goes wrong there, a prompt or a turn is never blocked:
     nothing on stdout or stderr, exit 0."""
-    if argv and argv[0] in ("-h", "--help"):
-        from .texts import usage
+    if argv:  # a hook is called bare: only then is texts imported
+        from .texts import first_word_answer
 
-        console.write(usage(hook))
-        return 0
-    if argv and argv[0] == "--version":
-        from .texts import version_line
-
-        console.write(version_line())
-        return 0
+        answer = first_word_answer(hook, argv)
+        if answer is not None:
+            console.write(answer)
+            return 0
     try:  # noqa: SIM105 (contextlib costs an import)
         body(argv, sys.stdin.buffer)
     except Exception:  # the hook never blocks

@@ -17,7 +17,7 @@ from .flags import seconds_env
 from .hook_payload import load_payload, usable
 from .roots import discover_root
 from .snapshot_resume import pick_task, resume_output
-from .texts import usage, version_line
+from .texts import first_word_answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,11 +69,8 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
 def session_start_command(argv: Sequence[str], console: Console) -> int:
     """Same bytes as dev-tools/session-start-hook.sh; always exit 0."""
     try:
-        if argv and argv[0] in ("-h", "--help"):
-            output: bytes | None = usage("session-start-hook")
-        elif argv and argv[0] == "--version":
-            output = version_line()
-        else:
+        output = first_word_answer("session-start-hook", argv)
+        if output is None:
             output = session_start(argv, sys.stdin.buffer)
     except Exception:  # whatever goes wrong, a session is never blocked
         output = None

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 _PACKAGED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "text")
 _IN_REPOSITORY = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "lib", "text"
@@ -40,3 +44,14 @@ def version_line() -> bytes:
     """`datarim-snapshot <version>\\n`, what --version prints: one product
     version for every command, kept once in version.txt."""
     return b"datarim-snapshot " + text_bytes("version.txt")
+
+
+def first_word_answer(program: str, argv: Sequence[str]) -> bytes | None:
+    """What a command that takes -h/--help/--version only as its first word (the
+    hooks, which read a payload) prints for it: the usage or the version line;
+    None to go on (dr_answer_first_word in scripts/lib/datarim-flags.sh)."""
+    if argv and argv[0] in ("-h", "--help"):
+        return usage(program)
+    if argv and argv[0] == "--version":
+        return version_line()
+    return None
