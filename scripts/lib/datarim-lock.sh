@@ -9,14 +9,15 @@ declare -F dr_lock_acquire >/dev/null 2>&1 && return 0
 # Aliases off while this file is read (see datarim-common.sh).
 if shopt -q expand_aliases; then _dr_aliases_datarim_lock=1 && shopt -u expand_aliases; fi
 
-# The lock protocol (README "Hardening" describes it for other implementations):
+# The lock protocol (docs/lock-protocol.md has it step by step):
 # the lock is the directory <lock>, made with mkdir; a writer holds it once it
 # has also created <lock>/owner exclusively (O_EXCL) with its owner record
 #   pid=<pid>\nhost=<host>\nstart=<kernel start time of pid, or empty>\nimpl=<bash|python>\n
 # A waiter may take over a lock that is provably orphaned: a complete record
 # of a dead process on this host (the record is moved aside, re-read and
 # compared before the waiter creates its own owner file), or a lock seen
-# without a complete record for DR_LOCK_ORPHAN_GRACE seconds on end.
+# without a complete record for DR_LOCK_ORPHAN_GRACE seconds on end (looks at
+# most a second apart).
 
 # dr_lock_timeout <program> <env-name> <out-var>: the lock timeout in seconds
 # from <env-name> (unset or empty: 60); reports and returns 1 when it is not
@@ -173,19 +174,22 @@ dr_lock_restore_asides() {
 # dr_lock_recover <lock> <record> <watch-var>: one look at a lock we could not
 # make; 0 when it was orphaned and is now ours, 5 when it was and our owner
 # file could not be written, 1 otherwise. <watch-var> carries what the
-# earlier looks saw, from one call to the next, as "<polls> <since> <seen>":
-# how many polls in a row saw the same incomplete state <seen> (empty: none
-# is being watched), and the SECONDS at the first of them. Start it as "0 0 ".
+# earlier looks saw, from one call to the next, as "<polls> <since> <last>
+# <seen>": how many polls in a row saw the same incomplete state <seen>
+# (empty: none is being watched), and the SECONDS at the first of them and
+# at the latest. Start it as "0 0 0 ".
 dr_lock_recover() {
-  local LC_ALL=C DR_LOCK_ORPHAN_GRACE=2 seen host watch=${!3} polls since watched
+  local LC_ALL=C DR_LOCK_ORPHAN_GRACE=2 seen host watch=${!3} polls since last watched
   polls=${watch%% *}
   watch=${watch#* }
   since=${watch%% *}
+  watch=${watch#* }
+  last=${watch%% *}
   watched=${watch#* }
   dr_host_name host
   if dr_lock_read_owner "$1" seen; then
     if dr_lock_is_record "$seen"; then
-      printf -v "$3" '%s' '0 0 '
+      printf -v "$3" '%s' '0 0 0 '
       # Another host's writer (shared filesystem) or a live one: only wait.
       [ -n "$host" ] && [ "${BASH_REMATCH[2]}" = "$host" ] || return 1
       dr_lock_owner_alive "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}" && return 1
@@ -197,24 +201,27 @@ dr_lock_recover() {
     # A live writer's record moved aside by a waiter that died or stalled
     # there: put it back rather than count an ownerless lock.
     if dr_lock_restore_asides "$1" "$host"; then
-      printf -v "$3" '%s' '0 0 '
+      printf -v "$3" '%s' '0 0 0 '
       return 1
     fi
     seen=missing
   fi
   # No complete record: a writer between mkdir and its owner file, or one
   # killed there. Count the polls (and the clock, when polls run slow) that
-  # saw the very same state.
-  if [ "$seen" != "$watched" ]; then
-    printf -v "$3" '0 %s %s' "$SECONDS" "$seen"
+  # saw the very same state on end. A look more than a second after the one
+  # before (this waiter was stopped or starved meanwhile) saw nothing of the
+  # gap, where a live writer's record may have stood all along: it starts the
+  # watch again. (SECONDS counts whole seconds: a gap shows from two on.)
+  if [ "$seen" != "$watched" ] || [ $((SECONDS - last)) -gt 1 ]; then
+    printf -v "$3" '0 %s %s %s' "$SECONDS" "$SECONDS" "$seen"
     return 1
   fi
   polls=$((polls + 1))
-  printf -v "$3" '%s %s %s' "$polls" "$since" "$seen"
+  printf -v "$3" '%s %s %s %s' "$polls" "$since" "$SECONDS" "$seen"
   # SECONDS counts whole seconds: more than the grace by it is at least the grace.
   [ "$polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] ||
     [ $((SECONDS - since)) -gt "$DR_LOCK_ORPHAN_GRACE" ] || return 1
-  printf -v "$3" '%s' '0 0 '
+  printf -v "$3" '%s' '0 0 0 '
   if [ "$seen" = missing ]; then
     dr_lock_claim "$1" "$2"
   else
@@ -245,7 +252,7 @@ dr_lock_path_ok() {
 dr_lock_acquire() {
   local prog=$1 lock=$2 tries pid start host record status mkdir_error began=$SECONDS
   # shellcheck disable=SC2034 # dr_lock_recover reads and sets it by name
-  local lock_watch='0 0 '
+  local lock_watch='0 0 0 '
   tries=$(($3 * 50))
   pid=${BASHPID:-$$}
   dr_process_start "$pid" start

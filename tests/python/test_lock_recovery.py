@@ -6,8 +6,10 @@ dead lock at once never both get it."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -129,6 +131,39 @@ def test_a_lock_without_a_complete_owner_record_waits_out_the_grace(tmp_path: Pa
         assert finish(proc)[:2] == (0, b"held\n"), key
         assert not locks[key].exists()
     assert time.monotonic() - began >= ORPHAN_GRACE_SECONDS
+
+
+def test_a_waiter_stopped_past_the_grace_watches_the_lock_afresh(tmp_path: Path) -> None:
+    # A waiter that saw no complete record, then was stopped (or starved) for
+    # longer than the grace, saw nothing of the gap: a live writer's record
+    # may have stood there all along. Its first look after the pause must not
+    # count as the grace having passed. Every (state, implementation) pair at once.
+    keys = [(state, impl) for state in ("no-owner", "partial") for impl in IMPLS]
+    locks = {key: tmp_path / f".lock.{key[0]}.{key[1]}" for key in keys}
+    for key, lock in locks.items():
+        _fake_lock(lock, OWNERLESS[key[0]])
+    procs = {key: start_probe(key[1], lock, 30, 0) for key, lock in locks.items()}
+    time.sleep(0.7)  # long enough to have looked; well within the grace
+    for proc in procs.values():
+        os.killpg(proc.pid, signal.SIGSTOP)
+    time.sleep(ORPHAN_GRACE_SECONDS + 1.5)
+    resumed = time.monotonic()
+    for proc in procs.values():
+        os.killpg(proc.pid, signal.SIGCONT)
+    # Each probe's "held" timed as it comes, not one after another.
+    with ThreadPoolExecutor(len(procs)) as pool:
+        held_at = dict(zip(procs, pool.map(_time_held, procs.values())))
+    for key, proc in procs.items():
+        assert finish(proc)[0] == 0, key
+        waited = held_at[key] - resumed
+        assert waited >= ORPHAN_GRACE_SECONDS, f"{key}: claimed {waited:.2f} s after the pause"
+        assert not locks[key].exists()
+
+
+def _time_held(proc: subprocess.Popen[bytes]) -> float:
+    """When the probe printed "held" (by the monotonic clock)."""
+    wait_held(proc, within=30)
+    return time.monotonic()
 
 
 # Owner files that are no record: never opened if not regular (a FIFO would

@@ -14,7 +14,8 @@ a bash and a Python writer on the same artefact exclude each other:
   meanwhile it takes over a provably orphaned lock: a complete record of a
   dead process on this host (moved aside, re-read, compared, then replaced
   exclusively by the waiter's own), or a lock that showed no complete record
-  for ORPHAN_GRACE_SECONDS on end. Live owners and other hosts' are waited for.
+  for ORPHAN_GRACE_SECONDS on end (looks at most LOOK_GAP_SECONDS apart).
+  Live owners and other hosts' are waited for.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from .rules import pattern
 POLL_SECONDS = 0.02
 # A lock seen without a complete owner record for this long is orphaned.
 ORPHAN_GRACE_SECONDS = 2.0
+# Looks further apart than this saw nothing of the gap between them.
+LOOK_GAP_SECONDS = 1.0
 
 
 def process_start(pid: int) -> str:
@@ -218,6 +221,7 @@ class _Recovery:
         self.record = record
         self.seen: bytes | None = None
         self.since = 0.0
+        self.last = 0.0
 
     def attempt(self) -> bool:
         """One look at the lock; True when it was orphaned and is now ours."""
@@ -239,10 +243,14 @@ class _Recovery:
             self.seen = None
             return False
         # No complete record: a writer between mkdir and its owner file, or
-        # one killed there. Time how long the very same state lasts.
+        # one killed there. Time how long the very same state lasts on end. A
+        # look more than LOOK_GAP_SECONDS after the one before (this waiter
+        # was stopped or starved meanwhile) saw nothing of the gap, where a
+        # live writer's record may have stood all along: it starts the watch again.
         state = b"missing" if seen is None else b"file:" + seen
         now = time.monotonic()
-        if state != self.seen:
+        last, self.last = self.last, now
+        if state != self.seen or now - last > LOOK_GAP_SECONDS:
             self.seen = state
             self.since = now
             return False
@@ -347,8 +355,6 @@ def release_lock(lock: str) -> None:
             return
         except OSError:
             continue
-
-
 
 
 def may_enter_and_write(path: str) -> bool:
