@@ -4,8 +4,10 @@
 # Prints "held" once it holds the lock. While holding, it makes <marker>
 # (mkdir fails if another holder is inside: prints VIOLATION, exit 9); before
 # releasing it checks that the lock's owner file is still its own (else LOST,
-# exit 8); an absent one is read again for a second or two, since a waiter that
-# judged a stale record moves it aside for a moment before it puts it back.
+# exit 8); an absent one is read again for up to 30 s, since a waiter that
+# judged a stale record moves it aside for a moment before it puts it back, and
+# on a loaded machine that moment can last seconds (the lock protocol keeps the
+# record aside meanwhile; another record, or none for 30 s, is a loss).
 # Exit codes of dr_lock_acquire otherwise (1, 3).
 set -euo pipefail
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
@@ -24,7 +26,7 @@ dr_host_name host
 began=$SECONDS
 until dr_lock_read_owner "$lock" seen; do
   seen=
-  [ $((SECONDS - began)) -lt 2 ] || break
+  [ $((SECONDS - began)) -lt 30 ] || break
   sleep 0.005 2>/dev/null || sleep 1
 done
 if [ "$seen" != "pid=${BASHPID:-$$}"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n' ]; then

@@ -39,8 +39,9 @@ def main(lock: str, timeout: str, hold: str, marker: str) -> int:
 def still_ours(lock: str) -> bool:
     """The owner file holds our record. A waiter that judged a stale record may
     have moved it aside for a moment (take_over puts back what is not the record
-    it judged): an absent file is read again for up to a second."""
-    deadline = time.monotonic() + 1
+    it judged), which on a loaded machine can last seconds: an absent file is
+    read again for up to 30 s (lock-probe.sh does the same)."""
+    deadline = time.monotonic() + 30
     seen = read_owner(lock)
     while seen is None and time.monotonic() < deadline:
         time.sleep(0.005)
