@@ -1,4 +1,4 @@
-"""What the fuzzers share (README "Hardening"): the example budget, a workspace's state
+"""What the fuzzers share (docs/testing.md): the example budget, a workspace's state
 before and after a call, and how to run a call through each implementation."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fuzzing the session handoff (README "Hardening"), both implementations:
+"""Fuzzing the session handoff (docs/testing.md), both implementations:
 
 - random and mutated session files through both validators: only the documented exit
   codes, the same one-line reason from both, nothing on stdout, no traceback, and nothing

@@ -1,4 +1,4 @@
-"""Fuzzing the snapshot validators (README "Hardening"): random and mutated snapshot files
+"""Fuzzing the snapshot validators (docs/testing.md): random and mutated snapshot files
 through both implementations. Only the documented exit codes, the same one-line reason
 from both, nothing on stdout, no traceback, and nothing accepted that an independent
 reading of the contract (PyYAML plus the rules of spec §3, with the reference's plain

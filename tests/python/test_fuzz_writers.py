@@ -1,4 +1,4 @@
-"""Fuzzing the snapshot writers (README "Hardening"): random and hostile flag values, flag
+"""Fuzzing the snapshot writers (docs/testing.md): random and hostile flag values, flag
 sets and input files through both implementations. Both give the same exit code, stdout,
 stderr and files; a refusal changes no byte and no entry of the workspace; a write
 creates nothing but datarim/snapshots/<valid ID>.snapshot.md (and its directories).

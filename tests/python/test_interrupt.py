@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,19 @@ TOOLS = {
     "emit": ("emit-stage-snapshot.sh", "snapshots", "TUNE-0032"),
     "session-write": ("session-handoff-writer-wrapper.sh", "sessions", SESSION),
 }
+
+
+@pytest.fixture(autouse=True)
+def _children_take_sigint() -> Iterator[None]:
+    """The writers get SIGINT at its default, as a terminal's job has it, even
+    when this test run inherited it ignored (a background job of a
+    non-interactive shell): an ignored signal stays ignored across exec, a
+    handled one is reset to its default there."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 def _flags(kind: str, root: Path, top: Path) -> list[str]:

@@ -1,4 +1,4 @@
-"""Orphaned locks (README "Hardening"): a writer killed while holding its lock never
+"""Orphaned locks (docs/lock-protocol.md): a writer killed while holding its lock never
 blocks later writers of either implementation for more than about a second; a live
 owner's lock and another host's are only waited for; many waiters noticing the same
 dead lock at once never both get it."""
