@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Test probe: holds a datarim lock through the bash library.
-#   lock-probe.sh <lock-dir> <timeout-s> <hold-s> <inside-marker-dir|->
-# Prints "held" once it holds the lock. While holding, it makes <marker>
+#   lock-probe.sh <lock-dir> <timeout-s> <hold-s|until:FILE> <inside-marker-dir|->
+# Prints "held" once it holds the lock, and holds it <hold-s> seconds or until
+# FILE exists (for tests that release it when they are ready, not by a clock). While holding, it makes <marker>
 # (mkdir fails if another holder is inside: prints VIOLATION, exit 9); before
 # releasing it checks that the lock's owner file is still its own (else LOST,
 # exit 8); an absent one is read again for up to 30 s, since a waiter that
@@ -19,7 +20,10 @@ dr_lock_acquire lock-probe "$lock" "$2" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 echo held
 if [ "$marker" != - ]; then mkdir "$marker" 2>/dev/null || { echo VIOLATION; exit 9; }; fi
-sleep "$3"
+case $3 in
+  until:*) until [ -e "${3#until:}" ]; do sleep 0.01 2>/dev/null || sleep 1; done ;;
+  *) sleep "$3" ;;
+esac
 if [ "$marker" != - ]; then rmdir "$marker"; fi
 dr_process_start "${BASHPID:-$$}" start
 dr_host_name host

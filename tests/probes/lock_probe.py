@@ -1,6 +1,6 @@
 """Test probe: holds a datarim lock through the Python port (twin of lock-probe.sh).
 
-python lock_probe.py <lock-dir> <timeout-s> <hold-s> <inside-marker-dir|->
+python lock_probe.py <lock-dir> <timeout-s> <hold-s|until:FILE> <inside-marker-dir|->
 """
 
 from __future__ import annotations
@@ -26,7 +26,11 @@ def main(lock: str, timeout: str, hold: str, marker: str) -> int:
         except FileExistsError:
             print("VIOLATION", flush=True)
             return 9
-    time.sleep(float(hold))
+    if hold.startswith("until:"):
+        while not os.path.exists(hold[len("until:") :]):
+            time.sleep(0.01)
+    else:
+        time.sleep(float(hold))
     if marker != "-":
         os.rmdir(marker)
     if not still_ours(lock):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -13,7 +14,9 @@ REPO = Path(__file__).resolve().parents[2]
 IMPLS = ("bash", "python")
 
 
-def probe_argv(impl: str, lock: Path, timeout: int, hold: float, marker: Path | None) -> list[str]:
+def probe_argv(
+    impl: str, lock: Path, timeout: int, hold: float | str, marker: Path | None
+) -> list[str]:
     args = [str(lock), str(timeout), str(hold), str(marker) if marker else "-"]
     if impl == "bash":
         return [str(REPO / "tests" / "probes" / "lock-probe.sh"), *args]
@@ -21,8 +24,9 @@ def probe_argv(impl: str, lock: Path, timeout: int, hold: float, marker: Path | 
 
 
 def start_probe(
-    impl: str, lock: Path, timeout: int, hold: float, marker: Path | None = None
+    impl: str, lock: Path, timeout: int, hold: float | str, marker: Path | None = None
 ) -> subprocess.Popen[bytes]:
+    """hold: seconds, or "until:<file>" to hold until that file exists (release())."""
     env = dict(os.environ)
     if impl == "bash":
         env["PATH"] = os.environ.get("CONFORMANCE_PATH", env["PATH"])
@@ -35,13 +39,54 @@ def start_probe(
     )
 
 
-def wait_held(proc: subprocess.Popen[bytes], within: float = 10.0) -> None:
-    """Blocks until the probe prints "held"."""
+def wait_held(proc: subprocess.Popen[bytes], within: float = 60.0) -> None:
+    """Blocks until the probe prints "held"; fails when it has not within that long."""
     assert proc.stdout is not None
-    deadline = time.monotonic() + within
+    ready, _, _ = select.select([proc.stdout], [], [], within)
+    assert ready, f"no 'held' within {within} s: {proc.poll()}"
     line = proc.stdout.readline()
     assert line == b"held\n", (line, proc.stderr.read() if proc.stderr else b"")
-    assert time.monotonic() < deadline
+
+
+def wait_polling(proc: subprocess.Popen[bytes], within: float = 60.0) -> None:
+    """Blocks until the process sleeps between two polls of a lock (so it has
+    looked at the lock at least once): Python in nanosleep, bash in its
+    `sleep` child. /proc/<pid>/wchan names where a process sleeps ("0" while
+    it runs); where /proc names nothing (none, or wchan hidden), waits 3 s."""
+    began = time.monotonic()
+    named = False
+    while proc.poll() is None:
+        where = _read(f"/proc/{proc.pid}/wchan")
+        if "nanosleep" in where or _has_child_named(proc.pid, "sleep"):
+            return
+        named = named or where not in ("", "0")
+        assert time.monotonic() - began < within, f"never polled within {within} s"
+        if not named and time.monotonic() - began > 3:
+            return
+        time.sleep(0.002)
+    raise AssertionError(f"ended before it polled: {proc.returncode}")
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def _has_child_named(pid: int, name: str) -> bool:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for entry in entries:
+        if entry.isdigit():
+            head, _, rest = _read(f"/proc/{entry}/stat").rpartition(") ")
+            fields = rest.split()
+            if len(fields) > 1 and fields[1] == str(pid) and head.endswith(f"({name}"):
+                return True
+    return False
 
 
 def kill_probe(proc: subprocess.Popen[bytes]) -> None:

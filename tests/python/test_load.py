@@ -27,12 +27,13 @@ def test_under_load_a_held_task_times_out_with_exit_3_and_the_others_land(
     root.mkdir()
     snapshots = root / "datarim" / "snapshots"
     snapshots.mkdir(parents=True)
-    # Held well past the run: on a loaded machine starting 32 writers takes
-    # seconds, and one that only starts after the release rightly lands.
-    holder = start_probe("bash", snapshots / ".lock.LOAD-0009", 5, 15)
+    # Held for the whole run, however long starting 32 writers takes.
+    released = tmp_path / "released"
+    holder = start_probe("bash", snapshots / ".lock.LOAD-0009", 5, f"until:{released}")
     wait_held(holder)
     plan = [(KINDS[n % len(KINDS)], "LOAD-0009" if n < 8 else TASKS[n % 4]) for n in range(32)]
     writes, _ = run_load(root, plan, 1, tmp_path)
+    released.touch()
     assert finish(holder)[0] == 0
     check_load(root, writes, 1)
     assert [w.code for w in writes[:8]] == [3] * 8

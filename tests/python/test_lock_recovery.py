@@ -14,7 +14,15 @@ from pathlib import Path
 
 import pytest
 from datarim_snapshot.lock import ORPHAN_GRACE_SECONDS, host_name, owner_alive, process_start
-from lockprobe import IMPLS, dead_lock, finish, start_probe, wait_held
+from lockprobe import (
+    IMPLS,
+    dead_lock,
+    finish,
+    kill_probe,
+    start_probe,
+    wait_held,
+    wait_polling,
+)
 
 PAIRS = [(dead, waiter) for dead in IMPLS for waiter in IMPLS]
 
@@ -33,9 +41,16 @@ def test_a_killed_holders_lock_is_taken_over_within_a_second(
     tmp_path: Path, dead: str, waiter: str
 ) -> None:
     lock = tmp_path / ".lock.TUNE-0254"
-    dead_lock(dead, lock)
+    holder = start_probe(dead, lock, 5, 3600)
+    wait_held(holder)
+    proc = start_probe(waiter, lock, 30, 0)
+    # Timed from the kill, not from the waiter's start-up (seconds on a loaded
+    # machine): by then it has been polling the live holder's lock for a while.
+    time.sleep(1.0)
     began = time.monotonic()
-    code, out, err = finish(start_probe(waiter, lock, 30, 0))
+    kill_probe(holder)
+    assert (lock / "owner").is_file()
+    code, out, err = finish(proc)
     elapsed = time.monotonic() - began
     assert (code, out, err) == (0, b"held\n", b"")
     assert elapsed < 1.5, f"took {elapsed:.2f} s"
@@ -59,7 +74,8 @@ def test_many_waiters_on_one_dead_lock_hold_it_one_at_a_time(tmp_path: Path, dea
 @pytest.mark.parametrize("holder", IMPLS)
 def test_a_live_holders_lock_is_never_broken(tmp_path: Path, holder: str) -> None:
     lock = tmp_path / ".lock.TUNE-0254"
-    owner = start_probe(holder, lock, 5, 2.5, tmp_path / "inside")
+    released = tmp_path / "released"
+    owner = start_probe(holder, lock, 5, f"until:{released}", tmp_path / "inside")
     wait_held(owner)
     record = _owner(lock)
     waiters = [start_probe(IMPLS[n % 2], lock, 1, 0) for n in range(6)]
@@ -68,6 +84,7 @@ def test_a_live_holders_lock_is_never_broken(tmp_path: Path, holder: str) -> Non
         assert code == 3 and out == b"" and b"lock busy" in err, (code, out, err)
     assert _owner(lock) == record
     # The holder still holds: its owner file is intact when it releases.
+    released.touch()
     assert finish(owner)[:2] == (0, b"")
     assert not lock.exists()
 
@@ -101,12 +118,31 @@ def test_a_reused_pid_or_a_zombie_does_not_keep_a_lock_alive(tmp_path: Path, wai
     _fake_lock(lock, _record(os.getpid(), "1"))
     assert finish(start_probe(waiter, lock, 5, 0))[:2] == (0, b"held\n")
     zombie = subprocess.Popen(["true"])
-    time.sleep(0.2)  # exited, not yet reaped
+    _wait_for_state(zombie.pid, "Z")  # exited, not yet reaped
     try:
         _fake_lock(lock, _record(zombie.pid, process_start(zombie.pid)))
         assert finish(start_probe(waiter, lock, 5, 0))[:2] == (0, b"held\n")
     finally:
         zombie.wait()
+
+
+def _wait_for_state(pid: int, state: str) -> None:
+    """Polls /proc/<pid>/stat until the process is in state (e.g. "Z")."""
+    if not os.path.isdir("/proc"):
+        time.sleep(0.2)
+        return
+    deadline = time.monotonic() + 30
+    while (fields := _stat_fields(pid)) is None or fields[0] != state:
+        assert time.monotonic() < deadline, (pid, fields)
+        time.sleep(0.005)
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        data = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return data.rsplit(") ", 1)[-1].split()
 
 
 OWNERLESS = {"no-owner": None, "empty": b"", "partial": b"pid=12"}
@@ -126,7 +162,7 @@ def test_a_lock_without_a_complete_owner_record_waits_out_the_grace(tmp_path: Pa
         assert finish(proc)[0] == 3, key
         assert (locks[key] / "owner").exists() == (OWNERLESS[key[0]] is not None)
     began = time.monotonic()
-    late = {key: start_probe(key[1], lock, 10, 0) for key, lock in locks.items()}
+    late = {key: start_probe(key[1], lock, 30, 0) for key, lock in locks.items()}
     for key, proc in late.items():
         assert finish(proc)[:2] == (0, b"held\n"), key
         assert not locks[key].exists()
@@ -143,8 +179,8 @@ def test_a_waiter_stopped_past_the_grace_watches_the_lock_afresh(tmp_path: Path)
     for key, lock in locks.items():
         _fake_lock(lock, OWNERLESS[key[0]])
     procs = {key: start_probe(key[1], lock, 30, 0) for key, lock in locks.items()}
-    time.sleep(0.7)  # long enough to have looked; well within the grace
     for proc in procs.values():
+        wait_polling(proc)  # it has looked at the lock: its watch has begun
         os.killpg(proc.pid, signal.SIGSTOP)
     time.sleep(ORPHAN_GRACE_SECONDS + 1.5)
     resumed = time.monotonic()
@@ -162,7 +198,7 @@ def test_a_waiter_stopped_past_the_grace_watches_the_lock_afresh(tmp_path: Path)
 
 def _time_held(proc: subprocess.Popen[bytes]) -> float:
     """When the probe printed "held" (by the monotonic clock)."""
-    wait_held(proc, within=30)
+    wait_held(proc)
     return time.monotonic()
 
 
@@ -201,7 +237,7 @@ def test_an_owner_that_is_no_record_never_hangs_and_is_taken_over_after_the_grac
             lock.parent.mkdir(parents=True)
             _odd_owner(lock, kind)
             locks[(kind, impl)] = lock
-    procs = {key: start_probe(key[1], lock, 8, 0) for key, lock in locks.items()}
+    procs = {key: start_probe(key[1], lock, 30, 0) for key, lock in locks.items()}
     for key, proc in procs.items():
         assert finish(proc)[:2] == (0, b"held\n"), key
         assert not locks[key].exists(), key
@@ -231,7 +267,7 @@ def test_a_dead_record_left_aside_is_dropped_and_the_lock_recovered(
     lock = tmp_path / ".lock.TUNE-0254"
     lock.mkdir()
     (lock / "owner.aside.99999.1").write_bytes(_record(_gone_pid(), "1"))
-    assert finish(start_probe(waiter, lock, 8, 0))[:2] == (0, b"held\n")
+    assert finish(start_probe(waiter, lock, 30, 0))[:2] == (0, b"held\n")
     assert not lock.exists()
 
 
