@@ -113,13 +113,11 @@ function marked(rest, word) {
 
 BEGIN {
     rules_init()
-    HEAD[1] = "**Следующий шаг — "
-    HEAD[2] = "**QA failed для "
-    HEAD[3] = "**Expectations BLOCKED для "
-    HEAD[4] = "**Next step — "
-    HEAD[5] = "**QA failed for "
-    HEAD[6] = "**Expectations BLOCKED for "
-    NHEAD = 6
+    # The header openings, kept once in text/cta-headers.txt (the Stop hook
+    # looks for them before it calls emit); each is followed by a space.
+    NHEAD = 0
+    while ((getline head < ENVIRON["DR_CTA_HEADERS"]) > 0) HEAD[++NHEAD] = head " "
+    if (NHEAD == 0) cta_refuse("cannot read the CTA header list")
     OTHER_TASKS = "Другие активные задачи"
     OTHER_TASKS_EN = "Other active tasks"
     PRIMARY = "**рекомендуется**"

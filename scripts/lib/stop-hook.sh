@@ -160,8 +160,6 @@ stop_hook_transcript() {
 stop_hook_emit() {
   local state=$1 cwd=${3#s} dir=${BASH_SOURCE[0]} what root stamp timeout err status=0
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-emit.sh
-  . "$dir/snapshot-emit.sh"
   what=/dr-$rec_stage${rec_task:+ $rec_task}
   if [ -n "$rec_task" ] && ! dr_task_id_ok "$rec_task"; then
     hook_log "$state" stop-hook "$what: the turn record's task is not a task ID; nothing written"
@@ -182,6 +180,14 @@ stop_hook_emit() {
     hook_log "$state" stop-hook "$what: DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds; nothing written"
     return 0
   fi
+  # No CTA header opening anywhere in the answer (a question, say): no CTA
+  # block, so no snapshot is owed, and emit need not be read nor run. Only a
+  # sure "none" (grep's 1) says so.
+  LC_ALL=C grep -q -F -f "$dir/text/cta-headers.txt" -- "$2" 2>/dev/null || status=$?
+  [ "$status" -ne 1 ] || return 0
+  status=0
+  # shellcheck source=scripts/lib/snapshot-emit.sh
+  . "$dir/snapshot-emit.sh"
   hook_now stamp
   # emit's messages go to a file: no subshell to capture them.
   emit_answer_snapshot stop-hook "$root" "$rec_task" "$rec_stage" "/dr-$rec_stage" "$2" agent \

@@ -17,22 +17,15 @@ from __future__ import annotations
 from .errors import RefusedError
 from .records import Record
 from .rules import BOM, CAP, slash_command_fault, task_id_ok, utf8_scan
+from .texts import cta_header_openings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
-HEADERS = tuple(
-    h.encode()
-    for h in (
-        "**Следующий шаг — ",
-        "**QA failed для ",
-        "**Expectations BLOCKED для ",
-        "**Next step — ",
-        "**QA failed for ",
-        "**Expectations BLOCKED for ",
-    )
-)
+# The header openings, kept once in scripts/lib/text/cta-headers.txt (the Stop
+# hook looks for them before it calls emit); each is followed by a space.
+HEADERS = tuple(line + b" " for line in cta_header_openings())
 OTHER_TASKS = ("Другие активные задачи".encode(), b"Other active tasks")
 PRIMARY = "**рекомендуется**"
 PRIMARY_EN = "**recommended**"

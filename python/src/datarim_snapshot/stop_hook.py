@@ -239,6 +239,10 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
             f"{what}: DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds; nothing written",
         )
         return
+    # No CTA header opening anywhere in the answer (a question, say): no CTA
+    # block, so no snapshot is owed, and emit need not be loaded nor run.
+    if not _may_hold_cta(answer):
+        return
     from .snapshot_emit import emit_stage_snapshot
 
     try:
@@ -258,6 +262,19 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
         hook_state.log(
             state, HOOK, f"{what}: snapshot not written (exit {exc.code}): {exc.message}"
         )
+
+
+def _may_hold_cta(answer: str) -> bool:
+    """Whether the answer file holds any CTA header opening (cta-headers.txt);
+    True when it cannot be read, for emit to say why."""
+    from .texts import cta_header_openings
+
+    try:
+        with open(answer, "rb") as handle:
+            text = handle.read()
+    except OSError:
+        return True
+    return any(opening in text for opening in cta_header_openings())
 
 
 def stop_hook_command(argv: Sequence[str], console: Console) -> int:

@@ -1,7 +1,7 @@
 """Bash twin: scripts/lib/text/ (the files both implementations print).
 
-The texts both implementations print (usage, replay template, version), kept once in
-scripts/lib/text.
+The texts both implementations print or read (usage, replay template, version, how a
+CTA header opens), kept once in scripts/lib/text.
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ def text_bytes(name: str) -> bytes:
                 found = _read[name] = handle.read()
             return found
     raise FileNotFoundError(f"datarim text file not found: {name}")
+
+
+def cta_header_openings() -> list[bytes]:
+    """How a CTA block's header line opens, each opening followed by a space
+    (cta-headers.txt; cta_parse.HEADERS, and the Stop hook's first look)."""
+    return text_bytes("cta-headers.txt").splitlines()
 
 
 def usage(name: str) -> bytes:
