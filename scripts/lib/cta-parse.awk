@@ -44,6 +44,7 @@ function cta_header(line,    i, rest, next_char) {
 
 # The fence a line opens or closes: its run of three or more ` or ~ after at
 # most three spaces ("" for any other line). FENCE_ALONE: nothing follows it.
+# A ` run with a ` after it is no fence (CommonMark: ```x``` is inline code).
 function fence_run(line,    s, c, n) {
     # Counted, not sub(/^ ? ? ?/): mawk 1.3.4 matches only one optional space there.
     n = 0
@@ -55,6 +56,7 @@ function fence_run(line,    s, c, n) {
     n = 1
     while (substr(s, n + 1, 1) == c) n++
     if (n < 3) return ""
+    if (c == "`" && index(substr(s, n + 1), "`") > 0) return ""
     FENCE_ALONE = n == length(s)
     return substr(s, 1, n)
 }

@@ -120,12 +120,13 @@ def _header_id(line: bytes) -> tuple[bytes, bool] | None:
 
 def _fence_run(line: bytes) -> tuple[bytes, bool]:
     """The fence a line opens or closes: its run of three or more ` or ~ after
-    at most three spaces (b"" for any other line), and whether nothing follows it."""
+    at most three spaces (b"" for any other line), and whether nothing follows it.
+    A ` run with a ` after it is no fence (CommonMark: ```x``` is inline code)."""
     text = line[3:] if line.startswith(b"   ") else line.lstrip(b" ")
     if not text[:1] or text[:1] not in b"`~":
         return b"", False
     n = len(text) - len(text.lstrip(text[:1]))
-    if n < 3:
+    if n < 3 or (text[:1] == b"`" and b"`" in text[n:]):
         return b"", False
     return text[:n], n == len(text)
 
