@@ -17,7 +17,7 @@ if shopt -q expand_aliases; then _dr_aliases_datarim_lock=1 && shopt -u expand_a
 # of a dead process on this host (the record is moved aside, re-read and
 # compared before the waiter creates its own owner file), or a lock seen
 # without a complete record for DR_LOCK_ORPHAN_GRACE seconds on end (looks at
-# most a second apart).
+# most that long apart).
 
 # dr_lock_timeout <program> <env-name> <out-var>: the lock timeout in seconds
 # from <env-name> (unset or empty: 60); reports and returns 1 when it is not
@@ -176,10 +176,10 @@ dr_lock_restore_asides() {
 # file could not be written, 1 otherwise. <watch-var> carries what the
 # earlier looks saw, from one call to the next, as "<polls> <since> <last>
 # <seen>": how many polls in a row saw the same incomplete state <seen>
-# (empty: none is being watched), and the SECONDS at the first of them and
-# at the latest. Start it as "0 0 0 ".
+# (empty: none is being watched), and the dr_lock_clock at the first of them
+# and at the latest. Start it as "0 0 0 ".
 dr_lock_recover() {
-  local LC_ALL=C DR_LOCK_ORPHAN_GRACE=2 seen host watch=${!3} polls since last watched
+  local LC_ALL=C DR_LOCK_ORPHAN_GRACE=2 seen host watch=${!3} polls since last watched now grace_us
   polls=${watch%% *}
   watch=${watch#* }
   since=${watch%% *}
@@ -208,24 +208,40 @@ dr_lock_recover() {
   fi
   # No complete record: a writer between mkdir and its owner file, or one
   # killed there. Count the polls (and the clock, when polls run slow) that
-  # saw the very same state on end. A look more than a second after the one
+  # saw the very same state on end. A look more than the grace after the one
   # before (this waiter was stopped or starved meanwhile) saw nothing of the
   # gap, where a live writer's record may have stood all along: it starts the
-  # watch again. (SECONDS counts whole seconds: a gap shows from two on.)
-  if [ "$seen" != "$watched" ] || [ $((SECONDS - last)) -gt 1 ]; then
-    printf -v "$3" '0 %s %s %s' "$SECONDS" "$SECONDS" "$seen"
+  # watch again. Looks a second apart (a sleep that takes whole seconds) go on.
+  dr_lock_clock now
+  grace_us=$((DR_LOCK_ORPHAN_GRACE * 1000000))
+  if [ "$seen" != "$watched" ] || [ $((now - last)) -gt "$grace_us" ]; then
+    printf -v "$3" '0 %s %s %s' "$now" "$now" "$seen"
     return 1
   fi
   polls=$((polls + 1))
-  printf -v "$3" '%s %s %s %s' "$polls" "$since" "$SECONDS" "$seen"
-  # SECONDS counts whole seconds: more than the grace by it is at least the grace.
-  [ "$polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] ||
-    [ $((SECONDS - since)) -gt "$DR_LOCK_ORPHAN_GRACE" ] || return 1
+  printf -v "$3" '%s %s %s %s' "$polls" "$since" "$now" "$seen"
+  [ "$polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] || [ $((now - since)) -gt "$grace_us" ] || return 1
   printf -v "$3" '%s' '0 0 0 '
   if [ "$seen" = missing ]; then
     dr_lock_claim "$1" "$2"
   else
     dr_lock_take_over "$1" "$2" "${seen#file:}"
+  fi
+}
+
+# dr_lock_clock <out-var>: the time in microseconds, by which a waiter times
+# its looks: bash 5's EPOCHREALTIME, else SECONDS in whole seconds (so
+# "more than N seconds" by it is more than N seconds indeed: it tells every
+# span late, never early).
+dr_lock_clock() {
+  local realtime=''
+  if [ "${BASH_VERSINFO[0]}" -ge 5 ]; then
+    realtime=${EPOCHREALTIME:-}
+  fi
+  if [ -n "$realtime" ]; then
+    printf -v "$1" '%s' "${realtime//[.,]/}"
+  else
+    printf -v "$1" '%s' "$((SECONDS * 1000000))"
   fi
 }
 

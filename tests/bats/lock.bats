@@ -80,3 +80,20 @@ gone_pid() {
   [ "$output" = held ]
   [ "$SECONDS" -ge 2 ]
 }
+
+@test "a waiter whose sleep takes over a second still takes over a lock without an owner record" {
+  # A sleep that rounds 0.02 up to whole seconds, on a loaded machine: looks
+  # 1.4 s apart, each under the grace from the last, so the watch goes on.
+  local slow=$BATS_TEST_TMPDIR/slow real_sleep
+  real_sleep=$(PATH=${CONFORMANCE_PATH:-$PATH} command -v sleep)
+  mkdir "$slow"
+  printf '#!/bin/sh\ncase $1 in *.*) exec %s 1.4 ;; esac\nexec %s "$1"\n' "$real_sleep" "$real_sleep" >"$slow/sleep"
+  chmod +x "$slow/sleep"
+  mkdir "$LOCK"
+  SECONDS=0
+  run env PATH="$slow:${CONFORMANCE_PATH:-$PATH}" "$REPO/tests/probes/lock-probe.sh" "$LOCK" 10 0 -
+  [ "$status" -eq 0 ]
+  [ "$output" = held ]
+  [ "$SECONDS" -ge 2 ]
+  [ ! -e "$LOCK" ]
+}

@@ -14,7 +14,7 @@ a bash and a Python writer on the same artefact exclude each other:
   meanwhile it takes over a provably orphaned lock: a complete record of a
   dead process on this host (moved aside, re-read, compared, then replaced
   exclusively by the waiter's own), or a lock that showed no complete record
-  for ORPHAN_GRACE_SECONDS on end (looks at most LOOK_GAP_SECONDS apart).
+  for ORPHAN_GRACE_SECONDS on end (looks at most that long apart).
   Live owners and other hosts' are waited for.
 """
 
@@ -31,10 +31,9 @@ from .rules import pattern
 # write some 10 ms, more than the write itself (README "Speed").
 
 POLL_SECONDS = 0.02
-# A lock seen without a complete owner record for this long is orphaned.
+# A lock seen without a complete owner record for this long (by looks at most
+# this long apart) is orphaned.
 ORPHAN_GRACE_SECONDS = 2.0
-# Looks further apart than this saw nothing of the gap between them.
-LOOK_GAP_SECONDS = 1.0
 
 
 def process_start(pid: int) -> str:
@@ -244,13 +243,13 @@ class _Recovery:
             return False
         # No complete record: a writer between mkdir and its owner file, or
         # one killed there. Time how long the very same state lasts on end. A
-        # look more than LOOK_GAP_SECONDS after the one before (this waiter
-        # was stopped or starved meanwhile) saw nothing of the gap, where a
-        # live writer's record may have stood all along: it starts the watch again.
+        # look more than the grace after the one before (this waiter was
+        # stopped or starved meanwhile) saw nothing of the gap, where a live
+        # writer's record may have stood all along: it starts the watch again.
         state = b"missing" if seen is None else b"file:" + seen
         now = time.monotonic()
         last, self.last = self.last, now
-        if state != self.seen or now - last > LOOK_GAP_SECONDS:
+        if state != self.seen or now - last > ORPHAN_GRACE_SECONDS:
             self.seen = state
             self.since = now
             return False
