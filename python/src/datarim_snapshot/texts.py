@@ -1,4 +1,4 @@
-"""Bash twin: scripts/lib/text/ (the files both implementations print).
+"""Bash twin: scripts/lib/text/ (the files both implementations print or read).
 
 The texts both implementations print or read (usage, replay template, version, how a
 CTA header opens), kept once in scripts/lib/text.
@@ -37,8 +37,8 @@ def text_bytes(name: str) -> bytes:
 
 
 def cta_header_openings() -> list[bytes]:
-    """How a CTA block's header line opens, each opening followed by a space
-    (cta-headers.txt; cta_parse.HEADERS, and the Stop hook's first look)."""
+    """How a CTA block's header line opens (cta-headers.txt), without the space
+    that follows each: cta_parse.HEADERS, and the Stop hook's first look."""
     return text_bytes("cta-headers.txt").splitlines()
 
 
