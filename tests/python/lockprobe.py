@@ -26,7 +26,7 @@ def probe_argv(
 def start_probe(
     impl: str, lock: Path, timeout: int, hold: float | str, marker: Path | None = None
 ) -> subprocess.Popen[bytes]:
-    """hold: seconds, or "until:<file>" to hold until that file exists (release())."""
+    """hold: seconds, or "until:<file>": hold until the test creates that file."""
     env = dict(os.environ)
     if impl == "bash":
         env["PATH"] = os.environ.get("CONFORMANCE_PATH", env["PATH"])
