@@ -87,6 +87,7 @@ gone_pid() {
   local slow=$BATS_TEST_TMPDIR/slow real_sleep
   real_sleep=$(PATH=${CONFORMANCE_PATH:-$PATH} command -v sleep)
   mkdir "$slow"
+  # shellcheck disable=SC2016 # $1 is the wrapper's own argument
   printf '#!/bin/sh\ncase $1 in *.*) exec %s 1.4 ;; esac\nexec %s "$1"\n' "$real_sleep" "$real_sleep" >"$slow/sleep"
   chmod +x "$slow/sleep"
   mkdir "$LOCK"
