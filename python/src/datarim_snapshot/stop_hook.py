@@ -95,7 +95,7 @@ def _capture(state: str, stdin: BinaryIO, answer: str) -> None:
             f"the turn record of session {session} is from another turn; nothing written",
         )
         return
-    kind, _ = payload.text("last_assistant_message")
+    kind, text = payload.text("last_assistant_message")
     if kind in ("-", "n"):
         found, why = read_transcript_answer(payload.field("transcript_path"))
         if found is not None and not _write_answer(answer, found):
@@ -107,6 +107,7 @@ def _capture(state: str, stdin: BinaryIO, answer: str) -> None:
                 f"/dr-{record.stage}: no last_assistant_message, and {why}; nothing written",
             )
             return
+        text = found
     elif kind != "s":
         hook_state.log(
             state,
@@ -114,7 +115,7 @@ def _capture(state: str, stdin: BinaryIO, answer: str) -> None:
             f"/dr-{record.stage}: last_assistant_message is not a usable string; nothing written",
         )
         return
-    _emit(state, record, answer, payload.field("cwd"))
+    _emit(state, record, answer, text, payload.field("cwd"))
 
 
 def _write_answer(path: str, text: bytes) -> bool:
@@ -200,8 +201,11 @@ def _parts(content: object, want: str) -> list[object]:
     ]
 
 
-def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str, str]) -> None:
-    """The snapshot of the turn whose record was read, through emit."""
+def _emit(
+    state: str, record: hook_state.TurnRecord, answer: str, text: bytes, cwd: tuple[str, str]
+) -> None:
+    """The snapshot of the turn whose record was read, through emit (answer: the
+    file that holds text, the answer's bytes)."""
     from .errors import DatarimError
     from .rules import task_id_ok
 
@@ -241,7 +245,7 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
         return
     # No CTA header opening anywhere in the answer (a question, say): no CTA
     # block, so no snapshot is owed, and emit need not be loaded nor run.
-    if not _may_hold_cta(answer):
+    if not _may_hold_cta(text):
         return
     from .snapshot_emit import emit_stage_snapshot
 
@@ -264,16 +268,10 @@ def _emit(state: str, record: hook_state.TurnRecord, answer: str, cwd: tuple[str
         )
 
 
-def _may_hold_cta(answer: str) -> bool:
-    """Whether the answer file holds any CTA header opening (cta-headers.txt);
-    True when it cannot be read, for emit to say why."""
+def _may_hold_cta(text: bytes) -> bool:
+    """Whether the answer holds any CTA header opening (cta-headers.txt)."""
     from .texts import cta_header_openings
 
-    try:
-        with open(answer, "rb") as handle:
-            text = handle.read()
-    except OSError:
-        return True
     return any(opening in text for opening in cta_header_openings())
 
 
