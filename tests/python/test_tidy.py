@@ -137,3 +137,35 @@ def test_every_relative_markdown_link_reaches_its_target() -> None:
             ):
                 broken.append(f"{name}: {target}")
     assert broken == []
+
+
+def test_the_package_modules_import_no_circle() -> None:
+    """No module of the package imports, even lazily, one that imports it back."""
+    import ast
+
+    package = REPO / "python" / "src" / "datarim_snapshot"
+    imports: dict[str, set[str]] = {}
+    for source in package.glob("*.py"):
+        found = imports.setdefault(source.stem, set())
+        for node in ast.walk(ast.parse(source.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    found.add(node.module.split(".")[0])
+                else:
+                    found.update(alias.name for alias in node.names)
+    circles = set()
+
+    def walk(module: str, path: list[str]) -> None:
+        for used in sorted(imports.get(module, set())):
+            if used in path:
+                circle = path[path.index(used) :]
+                start = circle.index(min(circle))
+                circles.add(
+                    " -> ".join(circle[start:] + circle[:start] + [min(circle)])
+                )
+            elif used in imports:
+                walk(used, [*path, used])
+
+    for module in sorted(imports):
+        walk(module, [module])
+    assert sorted(circles) == []
