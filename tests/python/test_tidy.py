@@ -116,6 +116,7 @@ def test_every_readme_section_cited_is_a_heading() -> None:
     stale = [
         f'{name}: README "{section}"'
         for name, text in _cited_files()
+        if name != "tests/python/test_tidy.py"  # its own examples
         for section in README_CITATION.findall(text)
         if section not in headings
     ]
