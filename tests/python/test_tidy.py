@@ -34,8 +34,9 @@ MEANT_MISSING = {
 }
 
 TOP_FOLDERS = r"(?:scripts|dev-tools|python|tests|docs|\.ci|\.claude-plugin)"
+# A path followed by a placeholder (`usage-<program>.txt`, `{ID}`) is a pattern, not a path.
 PATH_CITATION = re.compile(
-    r"(?<![\w./$-])(" + TOP_FOLDERS + r"/[A-Za-z0-9_./*-]*[A-Za-z0-9_*])"
+    r"(?<![\w./$-])(" + TOP_FOLDERS + r"/[A-Za-z0-9_./*-]*[A-Za-z0-9_*])(?![-\w]*[<{$])"
 )
 README_CITATION = re.compile(r"README[’']?s? \(?\"([^\"\n]+)\"")
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
