@@ -45,7 +45,6 @@ def artifact_dir(path: str, create: bool = True) -> None:
         raise RefusedError(f"cannot create datarim/{name}") from None
 
 
-
 def check_publish(directory: str, name: str, lock: str) -> None:
     """What a write would refuse before writing a byte, checked without touching
     anything (a dry run): the directory, the lock path and the target."""
@@ -107,5 +106,3 @@ def publish(directory: str, name: str, tag: str, content: bytes, sweep: bool = F
     except OSError:
         unlink_quietly(tmp)
         raise RefusedError(f"cannot rename the temporary file over {shown}") from None
-
-
