@@ -30,7 +30,7 @@ from .errors import LockBusyError, RefusedError, quietly
 from .rules import pattern
 
 # No random, socket, shutil or contextlib here: importing them would cost every
-# write some 10 ms, more than the write itself (README "Speed").
+# write some 10 ms, more than the write itself (docs/performance.md).
 
 POLL_SECONDS = 0.02  # the shortest wait between two polls
 MAX_SPREAD_MS = 80  # the most a poll's random extra wait grows to
