@@ -7,7 +7,7 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 VENV_PATH := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
 .PHONY: all test test-full suites lint bats bats-busybox pytest pytest-corpus pytest-rest \
-	demo bench bench-load fuzz stress venv clean install restore e2e
+	demo bench bench-load fuzz stress venv clean install restore e2e test-netfs
 
 all: test
 
@@ -45,6 +45,13 @@ suites: lint bats bats-busybox pytest
 ## failsafe run over the whole corpus, the runner checks over every case).
 test-full: export DATARIM_TEST_FULL := 1
 test-full: test
+
+## make test-netfs: the lock and publish protocol across two hosts sharing a real
+## network filesystem (an SFTP export mounted with sshfs, in namespaces made for
+## it; root; about two minutes). Prints SKIPPED where the machine has no
+## /dev/fuse or network namespaces (docs/testing.md).
+test-netfs: $(STAMP)
+	$(PY) tests/netfs/netfs.py
 
 lint: $(STAMP)
 	$(VENV_PATH) tests/tools/lint.sh

@@ -98,13 +98,17 @@ dr_lock_read_owner() {
 }
 
 # dr_lock_commit <lock> <record>: creates <lock>/owner exclusively. 0 created,
-# 2 an owner file is already there or the lock is gone (not ours), 1 I/O error:
-# the owner file could not be made, or made but not written (a full disk),
-# and then it is removed again, never left as an empty record.
+# 2 not ours: an owner file is already there (a lost race, which a network
+# filesystem may report as EPERM rather than EEXIST) or the lock directory is
+# gone (another host's removal that this host's cached view still hides shows
+# as ENOENT), 1 I/O error: the owner file could not be made, or made but not
+# written (a full disk), and then it is removed again, never left as an empty
+# record.
 dr_lock_commit() {
-  local restore='' opened='' written=''
+  local restore='' opened='' written='' why
   case $- in *C*) ;; *) restore=1 && set -C ;; esac
-  { opened=1 && printf '%s' "$2" >&3 && written=1; } 3>"$1/owner" 2>/dev/null || :
+  # 2>/dev/null first, so that a failed redirection prints nothing either.
+  { opened=1 && printf '%s' "$2" >&3 && written=1; } 2>/dev/null 3>"$1/owner" || :
   [ -z "$restore" ] || set +C
   [ -n "$written" ] && return 0
   if [ -n "$opened" ]; then
@@ -112,6 +116,13 @@ dr_lock_commit() {
     return 1
   fi
   if [ -e "$1/owner" ] || [ -L "$1/owner" ] || [ ! -d "$1" ]; then return 2; fi
+  # Neither tells why: a second try (in a child, on this rare path) does.
+  why=$(LC_ALL=C && set -C && { printf '%s' "$2" >&3 && echo created; } 2>&1 3>"$1/owner") || :
+  case $why in
+    created) return 0 ;;
+    *'No such file'* | *'not permitted'* | *'existing file'* | *'File exists'*) return 2 ;;
+    *'write error'*) rm -f -- "$1/owner" 2>/dev/null || : ;;
+  esac
   return 1
 }
 
@@ -262,11 +273,48 @@ dr_lock_path_ok() {
   fi
 }
 
-# dr_lock_acquire <program> <lock-dir> <timeout-seconds>: takes the lock,
-# polling every 20 ms; 0 held, 1 cannot lock, 3 timed out. A live writer's
-# lock is never broken; an orphaned one is taken over (see above).
+# dr_lock_acquire <program> <lock-dir> <timeout-seconds> [<recovered-var>]:
+# takes the lock, polling every 20 to 270 ms (backing off, with jitter); 0
+# held, 1 cannot lock, 3 timed out. A live writer's lock is never broken; an
+# orphaned one is taken over (see above), and then <recovered-var> is set to 1.
 dr_lock_acquire() {
-  local prog=$1 lock=$2 tries pid start host record status mkdir_error began=$SECONDS
+  local status=0 dr_lock_nap_fd=''
+  [ -z "${4:-}" ] || printf -v "$4" '%s' ''
+  dr_lock_wait "$@" || status=$?
+  # A descriptor only bash 4.1 and later opened (dr_lock_nap).
+  if [ "${dr_lock_nap_fd:--}" != - ] && [ "${BASH_VERSINFO[0]}" -ge 4 ]; then
+    exec {dr_lock_nap_fd}<&-
+  fi
+  return "$status"
+}
+
+# dr_lock_nap <ms>: waits <ms> milliseconds (20 to 999). Bash 4.1 and later
+# read with that timeout from a private FIFO nobody writes to (opened at the
+# first nap of a wait into dr_lock_acquire's dr_lock_nap_fd, its name removed
+# at once): no fork a poll. Elsewhere `sleep 0.02` (or `sleep 1` where sleep
+# takes whole seconds).
+dr_lock_nap() {
+  local fifo
+  if [ -z "$dr_lock_nap_fd" ]; then
+    dr_lock_nap_fd=-
+    if [ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 1 ]; }; then
+      fifo=${TMPDIR:-/tmp}/.datarim-nap.${BASHPID:-$$}.$RANDOM
+      if LC_ALL=C mkfifo -m 600 -- "$fifo" 2>/dev/null; then
+        { exec {dr_lock_nap_fd}<>"$fifo"; } 2>/dev/null || dr_lock_nap_fd=-
+        rm -f -- "$fifo" 2>/dev/null || :
+      fi
+    fi
+  fi
+  if [ "$dr_lock_nap_fd" = - ]; then
+    sleep 0.02 2>/dev/null || sleep 1
+  else
+    read -r -t "0.$(($1 / 100))$(($1 / 10 % 10))$(($1 % 10))" -u "$dr_lock_nap_fd" 2>/dev/null || :
+  fi
+}
+
+# dr_lock_wait: dr_lock_acquire's loop.
+dr_lock_wait() {
+  local prog=$1 lock=$2 tries pid start host record status mkdir_error began=$SECONDS lost=0 spread=0
   # shellcheck disable=SC2034 # dr_lock_recover reads and sets it by name
   local lock_watch='0 0 0 '
   tries=$(($3 * 50))
@@ -301,25 +349,41 @@ dr_lock_acquire() {
     elif ! dr_lock_path_ok "$prog" "$lock"; then
       return 1
     elif [ "${mkdir_error#*File exists}" = "$mkdir_error" ]; then
-      dr_err "$prog" "cannot create lock ${lock##*/}"
-      return 1
+      # EPERM is how a network filesystem (sshfs) may report a mkdir another
+      # writer won: look again, a few times in a row, before calling it final.
+      if [ "${mkdir_error#*not permitted}" = "$mkdir_error" ] || [ "$lost" -ge 3 ]; then
+        dr_err "$prog" "cannot create lock ${lock##*/}"
+        return 1
+      fi
+      lost=$((lost + 1))
     else
+      lost=0
       status=0
       dr_lock_recover "$lock" "$record" lock_watch || status=$?
-      [ "$status" -eq 0 ] && return 0
+      if [ "$status" -eq 0 ]; then
+        [ -z "${4:-}" ] || printf -v "$4" '%s' 1
+        return 0
+      fi
       if [ "$status" -eq 5 ]; then
         rmdir -- "$lock" 2>/dev/null || :
         dr_err "$prog" "cannot record the owner of lock ${lock##*/}"
         return 1
       fi
     fi
-    # 50 polls a second, or the clock when polls run slow (a loaded machine).
+    # Polls at least 20 ms apart, so 50 of them take a second or more; the
+    # clock besides, when polls run slow (a loaded machine).
     if [ "$tries" -le 0 ] || [ $((SECONDS - began)) -gt "$3" ]; then
       dr_err "$prog" "lock busy: another writer holds ${lock##*/} (waited $3 s); retry later"
       return 3
     fi
     tries=$((tries - 1))
-    sleep 0.02 2>/dev/null || sleep 1
+    # 20 ms plus a random part up to a spread that about doubles with each
+    # poll to 250 ms: a waiter costs little CPU, and many waiters spread their
+    # polls over time rather than all retry at once (64 writers on one task
+    # polling more often spent more CPU on their polls than on their writes).
+    dr_lock_nap $((20 + RANDOM % (spread + 1)))
+    spread=$((spread * 2 + 10))
+    [ "$spread" -le 250 ] || spread=250
   done
 }
 

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/publish.py
 # The atomic publish step: the artefact directory (700), a private temp file
-# (600), fsync, and a rename over the target; stale temp files are swept.
+# (600) in the held lock, fsync, and a rename over the target.
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and
 # nothing else, and the second time costs nothing.
 declare -F dr_publish >/dev/null 2>&1 && return 0
@@ -54,28 +54,23 @@ dr_publish_check() {
   dr_lock_path_ok "$1" "$4" && dr_publish_target_ok "$1" "$2" "$3"
 }
 
-# dr_publish <program> <dir> <name> <tmp-tag> <content>: writes <content> to a
-# private temp file in <dir> (mode 600), fsyncs it, removes a symlink standing
-# at <dir>/<name> and renames the temp file over it. Call it holding the lock;
-# it first clears temp files that a killed writer of the same tag left, and
-# other tags' that are a day old.
+# dr_publish <program> <dir> <name> <tag> <content> [<sweep>]: writes
+# <content> to a private temp file (mode 600) inside the lock <dir>/.lock.<tag>
+# the caller holds, fsyncs it, removes a symlink standing at <dir>/<name> and
+# renames the temp file over it. A writer killed before the rename leaves its
+# temp file in its lock, which goes with the lock once the next writer has
+# taken it over and releases it: no write lists <dir>. With <sweep> non-empty
+# (the lock was just taken over from a dead writer), it first removes the
+# <dir>/.tmp.<tag>.* files that writers of earlier versions left in <dir>.
 dr_publish() {
-  local prog=$1 dir=$2 target=$2/$3 tag=$4 tmp stale status foreign=
-  for stale in "$dir/.tmp."*; do
-    [ -e "$stale" ] || [ -L "$stale" ] || continue
-    case ${stale#"$dir/.tmp."} in
-      "$tag".*) rm -f -- "$stale" 2>/dev/null || : ;;
-      *) foreign=1 ;;
-    esac
-  done
-  # Other tags' temp files are live writers' or dead ones'; a day old, they
-  # are dead (session IDs are new every session, so none would clear them).
-  if [ -n "$foreign" ]; then
-    LC_ALL=C find "$dir/." ! -name . -prune -name '.tmp.*' -type f -mtime +0 \
-      -exec rm -f -- {} + 2>/dev/null || :
+  local prog=$1 dir=$2 target=$2/$3 lock=$2/.lock.$4 tmp stale status
+  if [ -n "${6:-}" ]; then
+    for stale in "$dir/.tmp.$4."*; do
+      if [ -f "$stale" ] && [ ! -L "$stale" ]; then rm -f -- "$stale" 2>/dev/null || :; fi
+    done
   fi
   dr_publish_target_ok "$prog" "$dir" "$3" || return 1
-  tmp=$dir/.tmp.$tag.${BASHPID:-$$}.$RANDOM
+  tmp=$lock/tmp.${BASHPID:-$$}.$RANDOM
   # One subshell: a private umask for the temp file (mode 600 from birth, and
   # the caller's umask untouched), then fsync through `sync FILE`. Where sync
   # takes no file operand (exit other than 90), a plain sync flushes all.

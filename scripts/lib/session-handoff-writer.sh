@@ -150,7 +150,7 @@ session_resume_block() {
 write_session_handoff() { dr_call write_session_handoff_body "$@"; } # with our shell options
 write_session_handoff_body() {
   [ "${DATARIM_DISABLE_SESSION_HANDOFF:-}" = 1 ] && return 0
-  local prog=session-handoff-writer status=0 timeout finished root dir name lock content why new_kb=''
+  local prog=session-handoff-writer status=0 timeout finished root dir name lock content why new_kb='' recovered
   local opt_root='' opt_session='' opt_captured_by='' opt_recommended_next='' opt_next_action=''
   local opt_active_tasks_file='' opt_body_file='' opt_captured_at='' opt_git_state='' git_paths='' git_facts=''
   local tasks_text tasks_len tasks_nul body_text body_len body_nul
@@ -187,7 +187,7 @@ write_session_handoff_body() {
     "$git_paths" "$git_facts" || return 1
   dr_is_knowledge_base "$root/datarim" || new_kb=$root/datarim
   dr_artifact_dir "$prog" "$dir" || return 1
-  dr_lock_acquire "$prog" "$lock" "$timeout" || return $?
+  dr_lock_acquire "$prog" "$lock" "$timeout" recovered || return $?
   session_read_old "$dir" "$dir/$name" now || status=1
   if [ "$status" -eq 0 ] && { [ "$now_len" != "$old_len" ] || [ "$now_nul" != "$old_nul" ] ||
     [ "$now_text" != "$old_text" ]; }; then
@@ -200,7 +200,7 @@ write_session_handoff_body() {
   if [ "$status" -eq 0 ]; then
     content=$new_block
     [ -z "$old_len" ] || content=$old_text$'\n'$new_block
-    dr_publish "$prog" "$dir" "$name" "$opt_session" "$content" || status=$?
+    dr_publish "$prog" "$dir" "$name" "$opt_session" "$content" "$recovered" || status=$?
   fi
   dr_lock_release "$lock"
   [ "$status" -eq 0 ] || return "$status"

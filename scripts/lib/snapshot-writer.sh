@@ -88,12 +88,12 @@ snapshot_render_core() {
 # the root, then, holding the task's lock, replaces its snapshot with <content>.
 # 0 written, 1 refused or I/O failure, 3 lock timeout.
 snapshot_publish() {
-  local root dir status=0
+  local root dir status=0 recovered
   dr_resolve_root "$1" "$2" root || return 1
   dir=$root/datarim/snapshots
   dr_artifact_dir "$1" "$dir" || return 1
-  dr_lock_acquire "$1" "$dir/.lock.$3" "$4" || return $?
-  dr_publish "$1" "$dir" "$3.snapshot.md" "$3" "$5" || status=$?
+  dr_lock_acquire "$1" "$dir/.lock.$3" "$4" recovered || return $?
+  dr_publish "$1" "$dir" "$3.snapshot.md" "$3" "$5" "$recovered" || status=$?
   dr_lock_release "$dir/.lock.$3"
   return "$status"
 }

@@ -89,7 +89,9 @@ gone_pid() {
   mkdir "$slow"
   # shellcheck disable=SC2016 # $1 is the wrapper's own argument
   printf '#!/bin/sh\ncase $1 in *.*) exec %s 1.4 ;; esac\nexec %s "$1"\n' "$real_sleep" "$real_sleep" >"$slow/sleep"
-  chmod +x "$slow/sleep"
+  # No FIFO either, so that bash 4.1 and later nap with sleep too.
+  printf '#!/bin/sh\nexit 1\n' >"$slow/mkfifo"
+  chmod +x "$slow/sleep" "$slow/mkfifo"
   mkdir "$LOCK"
   SECONDS=0
   run env PATH="$slow:${CONFORMANCE_PATH:-$PATH}" "$REPO/tests/probes/lock-probe.sh" "$LOCK" 10 0 -
@@ -97,4 +99,25 @@ gone_pid() {
   [ "$output" = held ]
   [ "$SECONDS" -ge 2 ]
   [ ! -e "$LOCK" ]
+}
+
+@test "a waiter forks no sleep a poll (bash 4.1 and later) and leaves no FIFO" {
+  [ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 1 ]; } ||
+    skip "bash $BASH_VERSION naps with sleep"
+  # A `sleep` that counts its calls; the lock is another host's, so only waited for.
+  local counting=$BATS_TEST_TMPDIR/counting real_sleep
+  real_sleep=$(PATH=${CONFORMANCE_PATH:-$PATH} command -v sleep)
+  mkdir "$counting"
+  # shellcheck disable=SC2016 # $1 is the wrapper's own argument
+  printf '#!/bin/sh\necho x >>%s/calls\nexec %s "$1"\n' "$counting" "$real_sleep" >"$counting/sleep"
+  chmod +x "$counting/sleep"
+  mkdir "$LOCK"
+  printf 'pid=1\nhost=elsewhere.example\nstart=\nimpl=bash\n' >"$LOCK/owner"
+  mkdir "$BATS_TEST_TMPDIR/tmp"
+  run env PATH="$counting:${CONFORMANCE_PATH:-$PATH}" TMPDIR="$BATS_TEST_TMPDIR/tmp" \
+    "$REPO/tests/probes/lock-probe.sh" "$LOCK" 2 0 -
+  [ "$status" -eq 3 ]
+  [ ! -e "$counting/calls" ]
+  [ -z "$(ls -A "$BATS_TEST_TMPDIR/tmp")" ]
+  grep -qx host=elsewhere.example "$LOCK/owner"
 }

@@ -50,14 +50,15 @@ def wait_held(proc: subprocess.Popen[bytes], within: float = 60.0) -> None:
 
 def wait_polling(proc: subprocess.Popen[bytes], within: float = 60.0) -> None:
     """Blocks until the process sleeps between two polls of a lock (so it has
-    looked at the lock at least once): Python in nanosleep, bash in its
-    `sleep` child. /proc/<pid>/wchan names where a process sleeps ("0" while
-    it runs); where /proc names nothing (none, or wchan hidden), waits 3 s."""
+    looked at the lock at least once): Python in nanosleep, bash in select
+    (its timed read, bash 4.1 and later) or in its `sleep` child.
+    /proc/<pid>/wchan names where a process sleeps ("0" while it runs); where
+    /proc names nothing (none, or wchan hidden), waits 3 s."""
     began = time.monotonic()
     named = False
     while proc.poll() is None:
         where = _read(f"/proc/{proc.pid}/wchan")
-        if "nanosleep" in where or _has_child_named(proc.pid, "sleep"):
+        if "nanosleep" in where or "poll_schedule" in where or _has_child_named(proc.pid, "sleep"):
             return
         named = named or where not in ("", "0")
         assert time.monotonic() - began < within, f"never polled within {within} s"

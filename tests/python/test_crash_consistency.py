@@ -79,8 +79,12 @@ def test_sigkill_at_random_moments_never_leaves_a_torn_snapshot(tmp_path: Path, 
         now = target.read_bytes()
         assert now in (old, new), f"round {version}: neither the old nor the new snapshot"
         check_snapshot_file(str(target), TASK)
-        temps = [name for name in os.listdir(snapshots) if name.startswith(f".tmp.{TASK}.")]
-        # At most the one temp file of the writer just killed; none after a finished write.
+        lock = snapshots / f".lock.{TASK}"
+        temps = [name for name in os.listdir(snapshots) if name.startswith(".tmp.")]
+        if lock.is_dir():
+            temps += [name for name in os.listdir(lock) if name.startswith("tmp.")]
+        # At most the one temp file of the writer just killed (inside the lock it
+        # left); none after a finished write.
         assert len(temps) <= (0 if finishes else 1), temps
         temps_left += len(temps)
         if finishes:

@@ -5,6 +5,7 @@ dead lock at once never both get it."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -13,7 +14,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from datarim_snapshot.lock import ORPHAN_GRACE_SECONDS, host_name, owner_alive, process_start
+from datarim_snapshot.errors import LockBusyError
+from datarim_snapshot.lock import (
+    ORPHAN_GRACE_SECONDS,
+    acquire_lock,
+    commit_lock,
+    host_name,
+    owner_alive,
+    process_start,
+)
 from lockprobe import (
     IMPLS,
     dead_lock,
@@ -297,3 +306,46 @@ def test_a_pid_past_what_the_system_can_have_is_dead_without_proc(
     monkeypatch.setattr(os.path, "isdir", lambda p: p != "/proc/self" and real_isdir(p))
     assert owner_alive(9_999_999_999, "") is False
     assert owner_alive(os.getpid(), "") is True
+
+
+def _failing_open(code: int) -> object:
+    def fail(*_args: object, **_kwargs: object) -> int:
+        raise OSError(code, os.strerror(code))
+
+    return fail
+
+
+@pytest.mark.parametrize("code", [errno.EPERM, errno.ENOENT, errno.EEXIST])
+def test_an_owner_file_lost_to_a_race_or_a_vanished_lock_means_look_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    """What a network filesystem says (docs/lock-protocol.md, step 2): EPERM for a
+    lost exclusive create (sshfs), ENOENT when the lock directory another host
+    removed still shows here. Not ours, no error; only another failure is one."""
+    lock = tmp_path / ".lock.TUNE-0254"
+    lock.mkdir()
+    monkeypatch.setattr(os, "open", _failing_open(code))
+    assert commit_lock(str(lock), _record(os.getpid(), "")) is False
+    monkeypatch.setattr(os, "open", _failing_open(errno.EIO))
+    with pytest.raises(OSError):
+        commit_lock(str(lock), _record(os.getpid(), ""))
+
+
+def test_a_mkdir_lost_with_eperm_is_looked_at_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sshfs answers a mkdir another writer won with EPERM: the lock there is
+    waited for (exit 3 at the timeout), not a failure to create it (exit 1)."""
+    lock = tmp_path / ".lock.TUNE-0254"
+    lock.mkdir()
+    (lock / "owner").write_bytes(_record(1, "", "elsewhere.example"))
+    real_mkdir = os.mkdir
+
+    def eperm(path: str, *args: object) -> None:
+        if path == str(lock):
+            raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+        real_mkdir(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "mkdir", eperm)
+    with pytest.raises(LockBusyError):
+        acquire_lock(str(lock), 1)

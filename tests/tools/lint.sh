@@ -14,7 +14,7 @@ done < <(
   { find scripts dev-tools tests .ci -type f \( -name '*.sh' -o -name '*.bash' -o -name '*.bats' \) 2>/dev/null
     [ -f .ci/run ] && echo .ci/run; } | LC_ALL=C sort -u
 )
-python_paths=(python/src/datarim_snapshot tests/python tests/probes tests/bench tests/tools)
+python_paths=(python/src/datarim_snapshot tests/python tests/probes tests/bench tests/tools tests/netfs)
 echo "shellcheck: ${#shell_files[@]} files following what they source, ${#entry_points[@]} entry points"
 shellcheck -x -P SCRIPTDIR -s bash "${shell_files[@]}"
 # The entry points are a few lines over one library each, checked above with what it

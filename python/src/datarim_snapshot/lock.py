@@ -10,7 +10,8 @@ a bash and a Python writer on the same artefact exclude each other:
   once it has also created ``<lock>/owner`` exclusively (O_EXCL) with its
   record ``pid=``, ``host=``, ``start=`` (the kernel's start time of the pid,
   when /proc has it) and ``impl=`` lines;
-* a waiter polls every 20 ms until its timeout, then gives up with exit 3;
+* a waiter polls every 20 to 270 ms (backing off, with jitter) until its
+  timeout, then gives up with exit 3;
   meanwhile it takes over a provably orphaned lock: a complete record of a
   dead process on this host (moved aside, re-read, compared, then replaced
   exclusively by the waiter's own), or a lock that showed no complete record
@@ -20,6 +21,7 @@ a bash and a Python writer on the same artefact exclude each other:
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import time
@@ -30,7 +32,8 @@ from .rules import pattern
 # No random, socket, shutil or contextlib here: importing them would cost every
 # write some 10 ms, more than the write itself (docs/performance.md).
 
-POLL_SECONDS = 0.02
+POLL_SECONDS = 0.02  # the shortest wait between two polls
+MAX_SPREAD_MS = 250  # the most a poll's random extra wait grows to
 # A lock seen without a complete owner record for this long (by looks at most
 # this long apart) is orphaned.
 ORPHAN_GRACE_SECONDS = 2.0
@@ -132,16 +135,19 @@ def _remove_entry(path: str) -> None:
 
 def commit_lock(lock: str, record: bytes) -> bool:
     """Creates <lock>/owner exclusively: True when the lock is now ours, False
-    when an owner file is already there or the lock is gone. OSError otherwise,
-    also when the file was made but could not be written (a full disk): it is
-    removed again, never left as an empty record."""
+    when an owner file is already there (a lost race, which a network
+    filesystem may report as EPERM rather than EEXIST) or the lock directory
+    is gone (another host's removal that this host's cached view still hides
+    shows as ENOENT). OSError otherwise, also when the file was made but could
+    not be written (a full disk): it is removed again, never left as an empty
+    record."""
     path = os.path.join(lock, "owner")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    except (FileExistsError, FileNotFoundError):
         return False
-    except OSError:
-        if os.path.lexists(path) or not os.path.isdir(lock):
+    except OSError as exc:
+        if exc.errno == errno.EPERM or os.path.lexists(path) or not os.path.isdir(lock):
             return False
         raise
     try:
@@ -268,16 +274,17 @@ class _HeldLock:
         self.lock = lock
         self.timeout = timeout
 
-    def __enter__(self) -> None:
-        acquire_lock(self.lock, self.timeout)
+    def __enter__(self) -> bool:
+        return acquire_lock(self.lock, self.timeout)
 
     def __exit__(self, *exc_info: object) -> None:
         release_lock(self.lock)
 
 
 def held_lock(lock: str, timeout: int) -> _HeldLock:
-    """Holds the lock for the with-block; LockBusyError after timeout seconds.
-    A live writer's lock is never broken; an orphaned one is taken over."""
+    """Holds the lock for the with-block (``as`` gives True when it was orphaned
+    and taken over); LockBusyError after timeout seconds. A live writer's lock
+    is never broken; an orphaned one is taken over."""
     return _HeldLock(lock, timeout)
 
 
@@ -301,31 +308,51 @@ def check_lock_path(lock: str) -> None:
         raise RefusedError(f"cannot create lock {name}")
 
 
-def acquire_lock(lock: str, timeout: int) -> None:
+def _make_lock(lock: str, lost: int) -> bool | None:
+    """mkdir of the lock: True made, False one is there, None look again: EPERM,
+    how a network filesystem (sshfs) may report a mkdir another writer won,
+    while no lock is seen (lost earlier EPERMs in a row before this one; from
+    the fourth it is final). OSError for any other failure."""
+    try:
+        os.mkdir(lock, 0o700)
+    except FileExistsError:
+        return False
+    except PermissionError as exc:
+        if exc.errno != errno.EPERM or lost >= 3:
+            raise
+        return False if os.path.isdir(lock) else None
+    return True
+
+
+def acquire_lock(lock: str, timeout: int) -> bool:
+    """Takes the lock, polling every 20 to 270 ms (backing off, with jitter);
+    True when it was orphaned and taken over, False when made afresh."""
     deadline = time.monotonic() + timeout
     name = os.path.basename(lock)
     record = owner_record()
     recovery = _Recovery(lock, record)
+    lost = spread = 0
     while True:
         try:
-            os.mkdir(lock, 0o700)
-        except FileExistsError:
+            made = _make_lock(lock, lost)
+        except OSError:
+            raise RefusedError(f"cannot create lock {name}") from None
+        lost = lost + 1 if made is None else 0
+        if made is False:
             # Never lock through a symlink, nor wait for a file that is no lock.
             check_lock_path(lock)
             try:
                 if recovery.attempt():
-                    return
+                    return True
             except OSError:
                 # An orphaned lock taken over, our owner file not written.
                 quietly(os.rmdir, lock)
                 raise RefusedError(f"cannot record the owner of lock {name}") from None
-        except OSError:
-            raise RefusedError(f"cannot create lock {name}") from None
-        else:
+        elif made:
             quietly(os.chmod, lock, 0o700)
             try:
                 if commit_lock(lock, record):
-                    return
+                    return False
             except OSError:
                 quietly(os.rmdir, lock)
                 raise RefusedError(f"cannot record the owner of lock {name}") from None
@@ -335,7 +362,11 @@ def acquire_lock(lock: str, timeout: int) -> None:
             raise LockBusyError(
                 f"lock busy: another writer holds {name} (waited {timeout} s); retry later"
             )
-        time.sleep(POLL_SECONDS)
+        # 20 ms plus a random part up to a spread that about doubles with each
+        # poll to 250 ms: many waiters spread their polls over time rather
+        # than all retry at once.
+        time.sleep(POLL_SECONDS + random15() % (spread + 1) / 1000)
+        spread = min(spread * 2 + 10, MAX_SPREAD_MS)
 
 
 def release_lock(lock: str) -> None:

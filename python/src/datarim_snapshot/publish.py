@@ -1,24 +1,21 @@
 """Bash twin: scripts/lib/datarim-publish.sh.
 
 Atomic publish: a temp file written, synced and renamed over the target,
-mode 600, with the sweep of dead writers' temp files.
+mode 600.
 
-Temp files are named ``.tmp.<ID>.<pid>.<random>`` and created only while
-holding the artefact's lock (lock.py), so any such file the holder sees is a
-dead writer's.
+The temp file, ``tmp.<pid>.<random>``, is made inside the artefact's lock
+``.lock.<ID>`` (lock.py) its writer holds: a writer killed before the rename
+leaves it there, and it goes with the lock once the next writer has taken the
+lock over and releases it. No write lists the artefact's directory.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import time
 
 from .errors import RefusedError
 from .lock import check_lock_path, may_enter_and_write, random15, unlink_quietly
-
-# Another tag's temp file this old is a dead writer's (find -mtime +0).
-STALE_TEMP_SECONDS = 86400
 
 
 def artifact_dir(path: str, create: bool = True) -> None:
@@ -48,7 +45,6 @@ def artifact_dir(path: str, create: bool = True) -> None:
         raise RefusedError(f"cannot create datarim/{name}") from None
 
 
-
 def check_publish(directory: str, name: str, lock: str) -> None:
     """What a write would refuse before writing a byte, checked without touching
     anything (a dry run): the directory, the lock path and the target."""
@@ -67,32 +63,25 @@ def check_target(directory: str, name: str) -> None:
         pass
 
 
-def publish(directory: str, name: str, tag: str, content: bytes) -> None:
-    """Atomically replaces directory/name with content (mode 600). Call it holding the lock."""
-    prefix = f".tmp.{tag}."
-    try:
-        entries = os.listdir(directory)
-    except OSError:
-        # A directory we may write and search but not list (mode 300): no
-        # sweep, as the shell glob finds nothing there; the write goes on.
-        entries = []
-    for entry in entries:
-        if entry.startswith(prefix):
-            unlink_quietly(os.path.join(directory, entry))
-        elif entry.startswith(".tmp."):
-            # Other tags' temp files are live writers' or dead ones'; a day
-            # old, they are dead (session IDs are new every session).
+def publish(directory: str, name: str, tag: str, content: bytes, sweep: bool = False) -> None:
+    """Atomically replaces directory/name with content (mode 600). Call it holding
+    the lock directory/.lock.<tag>; with sweep (the lock was just taken over
+    from a dead writer) it first removes the directory/.tmp.<tag>.* files that
+    writers of earlier versions left there."""
+    if sweep:
+        prefix = f".tmp.{tag}."
+        try:
+            entries = os.listdir(directory)
+        except OSError:
+            entries = []  # a directory we may write and search but not list (mode 300)
+        for entry in entries:
             path = os.path.join(directory, entry)
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode) and time.time() - info.st_mtime >= STALE_TEMP_SECONDS:
+            if entry.startswith(prefix) and os.path.isfile(path) and not os.path.islink(path):
                 unlink_quietly(path)
     target = os.path.join(directory, name)
     shown = f"datarim/{os.path.basename(directory)}/{name}"
     check_target(directory, name)
-    tmp = os.path.join(directory, f"{prefix}{os.getpid()}.{random15()}")
+    tmp = os.path.join(directory, f".lock.{tag}", f"tmp.{os.getpid()}.{random15()}")
     try:
         fd = os.open(
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
@@ -117,5 +106,3 @@ def publish(directory: str, name: str, tag: str, content: bytes) -> None:
     except OSError:
         unlink_quietly(tmp)
         raise RefusedError(f"cannot rename the temporary file over {shown}") from None
-
-

@@ -453,12 +453,12 @@ def write_session_handoff(
     datarim = os.path.join(absolute, "datarim")
     new_kb = None if is_knowledge_base(datarim) else datarim
     artifact_dir(directory)
-    with held_lock(os.path.join(directory, f".lock.{session}"), timeout):
+    with held_lock(os.path.join(directory, f".lock.{session}"), timeout) as recovered:
         now = read_old(directory, path)
         if now != old:
             old, rendered = now, render(now)
         content = rendered.block if old is None else old + b"\n" + rendered.block
-        publish(directory, name, session, content)
+        publish(directory, name, session, content, recovered)
     block = render_resume_block(
         absolute, session, recommended_next, rendered.next_action, rendered.tasks
     )

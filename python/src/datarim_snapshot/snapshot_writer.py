@@ -326,8 +326,8 @@ def publish_snapshot(root: PathLike, task: str, content: bytes, timeout: int) ->
     absolute = writer_root(os.fspath(root))
     directory = os.path.join(absolute, "datarim", "snapshots")
     artifact_dir(directory)
-    with held_lock(os.path.join(directory, f".lock.{task}"), timeout):
-        publish(directory, f"{task}.snapshot.md", task, content)
+    with held_lock(os.path.join(directory, f".lock.{task}"), timeout) as recovered:
+        publish(directory, f"{task}.snapshot.md", task, content, recovered)
     return os.path.join(directory, f"{task}.snapshot.md")
 
 
