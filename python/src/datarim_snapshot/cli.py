@@ -93,11 +93,16 @@ COMMANDS: dict[str, tuple[str, str, str, str, tuple[int, int | None, int | None,
         "session-replay", READER,
     ),
     "doctor": ("doctor", "doctor_command", "dev-tools/doctor.sh", "doctor", DOCTOR),
+    # No shell twin: the MCP server stands on the MCP Python SDK (the mcp extra).
+    "mcp": ("mcp_server", "mcp_command", "", "datarim-mcp", (0, 2, None, False)),
     "session-reverify": (
         "session_probes", "session_reverify_command",
         "dev-tools/reverify-session-claims.sh", "reverify-session-claims", REVERIFY,
     ),
 }  # fmt: skip
+
+# What a subcommand without a shell twin does, for the listing.
+PYTHON_ONLY = {"mcp": "an MCP server on stdio (Python only; the mcp extra)"}
 
 BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command SIGPIPE ended
 
@@ -172,7 +177,10 @@ def _refused(
 def _listing() -> str:
     """One line a subcommand, its name padded to the longest one's."""
     width = max(len(name) for name in COMMANDS) + 2
-    return "".join(f"  {name:<{width}}same as {entry[2]}\n" for name, entry in COMMANDS.items())
+    return "".join(
+        f"  {name:<{width}}" + (f"same as {entry[2]}" if entry[2] else PYTHON_ONLY[name]) + "\n"
+        for name, entry in COMMANDS.items()
+    )
 
 
 def _die_of(name: str) -> None:
