@@ -155,6 +155,10 @@ def test_the_subcommand_listing_keeps_each_name_apart_from_its_text() -> None:
     assert cli.main([], io.BytesIO(), err) == 2
     lines = err.getvalue().decode().splitlines()[2:]
     assert len(lines) == len(cli.COMMANDS)
+    column = lines[0].index("same as dev-tools/")
     for line, name in zip(lines, cli.COMMANDS):
         assert line.startswith(f"  {name}  "), line
-        assert line.index("same as dev-tools/") == lines[0].index("same as dev-tools/"), line
+        if name in cli.PYTHON_ONLY:  # no shell twin: what it does, in the same column
+            assert line[column:] == cli.PYTHON_ONLY[name] and line[column - 1] == " ", line
+        else:
+            assert line.index("same as dev-tools/") == column, line

@@ -195,11 +195,23 @@ def show_text(root: str, task: str) -> str:
     return output_of(["show", "--root", root, "--task", task])
 
 
+def stamp_flag(captured_at: str | None) -> list[str]:
+    return ["--captured-at", captured_at] if captured_at else []
+
+
 def emit_text(
-    root: str, task: str, stage: str, command: str, answer: str, captured_by: str, dry_run: bool
+    root: str,
+    task: str,
+    stage: str,
+    command: str,
+    answer: str,
+    captured_by: str,
+    captured_at: str | None,
+    dry_run: bool,
 ) -> str:
     argv = ["emit", "--root", root, "--task", task, "--stage", stage, "--command", command]
-    argv += ["--captured-by", captured_by] + (["--dry-run"] if dry_run else [])
+    argv += ["--captured-by", captured_by] + stamp_flag(captured_at)
+    argv += ["--dry-run"] if dry_run else []
     # The write's own notes on stderr (a new knowledge base, redactions) are kept.
     out, err = run_cli(argv, [("--response-file", answer)])
     if dry_run:
@@ -215,9 +227,11 @@ def session_write_text(
     next_action: str,
     active_tasks: str,
     body: str,
+    captured_at: str | None,
     git_state: Sequence[str],
 ) -> str:
     argv = ["session-write", "--root", root, "--session", session, "--captured-by", captured_by]
+    argv += stamp_flag(captured_at)
     argv += ["--recommended-next", recommended_next, "--next-action", next_action]
     for directory in git_state:
         argv += ["--git-state", directory]
@@ -358,13 +372,16 @@ def build_server(fixed_root: str | None) -> Any:
         answer: str,
         ctx: Any,
         captured_by: str = "agent",
+        captured_at: str | None = None,
         dry_run: bool = False,
     ) -> Any:
         """A stage's final answer, ending in its CTA block (**Next step — <TASK>** and the
         numbered commands, one **recommended**), to datarim/snapshots/<task>.snapshot.md;
-        secrets redacted. stage: plan, do, qa...; command: /dr-plan...; dry_run: check
-        and show the recommended_next and options lines, write nothing."""
-        return await tool(emit_text, ctx, task, stage, command, answer, captured_by, dry_run)
+        secrets redacted. stage: plan, do, qa...; command: /dr-plan...; captured_at:
+        YYYY-MM-DDTHH:MM:SSZ (default now); dry_run: check and show the recommended_next
+        and options lines, write nothing."""
+        args = (task, stage, command, answer, captured_by, captured_at, dry_run)
+        return await tool(emit_text, ctx, *args)
 
     async def save_session(
         session: str,
@@ -374,6 +391,7 @@ def build_server(fixed_root: str | None) -> Any:
         active_tasks: str,
         body: str,
         ctx: Any,
+        captured_at: str | None = None,
         git_state: list[str] | None = None,
     ) -> Any:
         """Appends a handoff block to datarim/sessions/<session>.session.md (session:
@@ -381,7 +399,7 @@ def build_server(fixed_root: str | None) -> Any:
         layers, `## Layer 1 — Git State` first; git_state: directories whose live git
         state Layer 1 records). Returns the resume block."""
         args = (session, captured_by, recommended_next, next_action, active_tasks, body)
-        return await tool(session_write_text, ctx, *args, git_state or [])
+        return await tool(session_write_text, ctx, *args, captured_at, git_state or [])
 
     async def resume_session(ctx: Any, session: str | None = None) -> Any:
         """The continue-session prompt's text: the handoff's claims probed, then its
