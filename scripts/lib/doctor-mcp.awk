@@ -68,9 +68,10 @@ function json_servers(prefix, scope,    path, k, seg, want, name, server, args, 
 }
 
 # A TOML string value at the start of s ("..." or '...', no backslash or
-# control character): sets VALUE and returns 1, or returns 0.
+# control character): sets VALUE and returns 1, or returns 0. (\042 is the
+# double quote: the portability lint reads a literal one as a string.)
 function toml_value(s,    q, end) {
-    if (s !~ /^("[^"\\\001-\037\177]*"|'[^'\001-\037\177]*')/) return 0
+    if (s !~ /^(\042[^\042\\\001-\037\177]*\042|'[^'\001-\037\177]*')/) return 0
     q = substr(s, 1, 1)
     end = index(substr(s, 2), q)
     VALUE = substr(s, 2, end - 1)
@@ -85,11 +86,11 @@ function toml_servers(    lines, n, i, line, t, name, cmd, has_cmd, first, has_f
         gsub(/^[ \t\r]+|[ \t\r]+$/, "", line)
         if (substr(line, 1, 1) == "[") {
             in_table = 0
-            if (line ~ /^\[[ \t]*mcp_servers\.([A-Za-z0-9_-]+|"[^"\\\001-\037\177]*")[ \t]*\]$/) {
+            if (line ~ /^\[[ \t]*mcp_servers\.([A-Za-z0-9_-]+|\042[^\042\\\001-\037\177]*\042)[ \t]*\]$/) {
                 name = line
                 sub(/^\[[ \t]*mcp_servers\./, "", name)
                 sub(/[ \t]*\]$/, "", name)
-                gsub(/"/, "", name)
+                gsub(/\042/, "", name)
                 in_table = 1
                 tname[++t] = name
                 tcmd[t] = ""; thas_cmd[t] = 0; tfirst[t] = ""; thas_first[t] = 0

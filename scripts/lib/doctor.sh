@@ -192,7 +192,7 @@ doctor_hook_file() {
     state='cannot be read'
   else
     dr_lib_dir_into dir
-    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_MCP= \
+    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_MCP='' \
       awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
       status=$?
     state=${out%%"$nl"*}
