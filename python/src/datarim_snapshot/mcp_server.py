@@ -17,7 +17,6 @@ from __future__ import annotations
 import io
 import os
 import threading
-from typing import Any  # at run time too: the SDK reads the handlers' annotations
 
 from .errors import DatarimError, UsageError
 from .flags import parse_flags
@@ -27,6 +26,7 @@ from .rules import shown_message
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     from .console import Console
 
@@ -351,16 +351,16 @@ def build_server(fixed_root: str | None) -> Any:
         server.add_prompt(Prompt.from_function(_with_context(function), name=name))
 
     # Tools: each one subcommand.
-    async def list_snapshots(ctx: Any) -> Any:
+    async def list_snapshots(ctx: Any) -> object:
         """Every task's snapshot in datarim/snapshots (stage, captured_at, age, recommended
         next, valid or why not), then the active tasks."""
         return await tool(list_text, ctx)
 
-    async def show_snapshot(task: str, ctx: Any) -> Any:
+    async def show_snapshot(task: str, ctx: Any) -> object:
         """One task's snapshot file (frontmatter and body), once it is valid."""
         return await tool(show_text, ctx, task)
 
-    async def resume_task(ctx: Any, task: str | None = None) -> Any:
+    async def resume_task(ctx: Any, task: str | None = None) -> object:
         """What the resume prompt gives: the task's replay prompt, else its legacy context,
         else (no task named, several active) the active tasks to choose from."""
         return await tool(resume_text, ctx, task)
@@ -374,7 +374,7 @@ def build_server(fixed_root: str | None) -> Any:
         captured_by: str = "agent",
         captured_at: str | None = None,
         dry_run: bool = False,
-    ) -> Any:
+    ) -> object:
         """A stage's final answer, ending in its CTA block (**Next step — <TASK>** and the
         numbered commands, one **recommended**), to datarim/snapshots/<task>.snapshot.md;
         secrets redacted. stage: plan, do, qa...; command: /dr-plan...; captured_at:
@@ -393,7 +393,7 @@ def build_server(fixed_root: str | None) -> Any:
         ctx: Any,
         captured_at: str | None = None,
         git_state: list[str] | None = None,
-    ) -> Any:
+    ) -> object:
         """Appends a handoff block to datarim/sessions/<session>.session.md (session:
         SESSION-YYYYMMDD-HHMMSS; active_tasks: lines `<TASK> | <status>`; body: the
         layers, `## Layer 1 — Git State` first; git_state: directories whose live git
@@ -401,7 +401,7 @@ def build_server(fixed_root: str | None) -> Any:
         args = (session, captured_by, recommended_next, next_action, active_tasks, body)
         return await tool(session_write_text, ctx, *args, captured_at, git_state or [])
 
-    async def resume_session(ctx: Any, session: str | None = None) -> Any:
+    async def resume_session(ctx: Any, session: str | None = None) -> object:
         """The continue-session prompt's text: the handoff's claims probed, then its
         replay prompt (without a session, the latest)."""
         return await tool(continue_text, ctx, session)
@@ -430,8 +430,9 @@ def build_server(fixed_root: str | None) -> Any:
 
 def _with_context(function: Any) -> Any:
     """function with its ctx parameter annotated as the SDK's Context, which the
-    SDK fills in and leaves out of the schema (the annotation is a string here:
-    `from __future__ import annotations`)."""
+    SDK fills in and leaves out of the schema. The SDK reads the annotations,
+    strings here (`from __future__ import annotations`), in this module: those of
+    a handler name builtins only (typing is not loaded, so Any is not)."""
     from mcp.server.mcpserver import Context
 
     function.__annotations__ = dict(function.__annotations__, ctx=Context)
