@@ -150,15 +150,24 @@ def test_results_are_values_compared_and_printed_field_by_field() -> None:
         emission.path = "elsewhere"
 
 
+def test_help_lists_the_subcommands_on_stdout_and_succeeds() -> None:
+    out, err = io.BytesIO(), io.BytesIO()
+    for flag in ("--help", "-h"):
+        assert cli.main([flag], out, err) == 0
+    listing = out.getvalue().decode()
+    assert listing.startswith("Usage: datarim-snapshot <subcommand>")
+    assert "  write  " in listing and err.getvalue() == b""
+
+
 def test_the_subcommand_listing_keeps_each_name_apart_from_its_text() -> None:
     err = io.BytesIO()
     assert cli.main([], io.BytesIO(), err) == 2
     lines = err.getvalue().decode().splitlines()[2:]
-    assert len(lines) == len(cli.COMMANDS)
+    assert len(lines) == len(cli.command_map())
     column = lines[0].index("same as dev-tools/")
-    for line, name in zip(lines, cli.COMMANDS):
+    for line, (name, entry) in zip(lines, cli.command_map().items()):
         assert line.startswith(f"  {name}  "), line
-        if name in cli.PYTHON_ONLY:  # no shell twin: what it does, in the same column
-            assert line[column:] == cli.PYTHON_ONLY[name] and line[column - 1] == " ", line
+        if entry.script == "-":  # no bash twin (mcp): said in the same column
+            assert line[column - 1 :] == " (Python only)", line
         else:
             assert line.index("same as dev-tools/") == column, line
