@@ -150,7 +150,10 @@ def test_lists_every_prompt_tool_and_resource(tmp_path: Path) -> None:
                 ("resume", [("task", False)]),
                 ("continue-session", [("session", False)]),
             ]
-            tools = {t.name: t.input_schema for t in (await session.list_tools()).tools}
+            listed = (await session.list_tools()).tools
+            described = [*listed, *prompts]
+            assert all(d.description and "\n" not in d.description for d in described)
+            tools = {t.name: t.input_schema for t in listed}
             assert sorted(tools) == sorted(
                 ["list_snapshots", "show_snapshot", "resume_task", "write_snapshot",
                  "save_session", "resume_session"]

@@ -436,4 +436,6 @@ def _with_context(function: Any) -> Any:
     from mcp.server.mcpserver import Context
 
     function.__annotations__ = dict(function.__annotations__, ctx=Context)
+    # The docstring is the description a client shows: one line, no indentation.
+    function.__doc__ = " ".join((function.__doc__ or "").split())
     return function
