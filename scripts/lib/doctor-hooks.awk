@@ -95,7 +95,13 @@ function print_sorted(n,    i, j, a, l) {
     for (i = 1; i <= n; i++) print line[i]
 }
 
+# Run unless DR_MCP is set: then doctor-mcp.awk, loaded after, reads the file
+# with this file's words and clean.
 BEGIN {
+    if (ENVIRON["DR_MCP"] == "") hooks_main()
+}
+
+function hooks_main() {
     rules_init()
     if (read_stdin() > ENVIRON["DR_LIMIT"] + 0) { print "big"; exit 0 }
     N = length(S)

@@ -41,7 +41,7 @@ BEGIN {
     REASON["git-top-level"] = "the git top level, whose datarim/ is a knowledge base"
     REASON["nearest-knowledge-base"] = "the nearest directory upwards whose datarim/ is a knowledge base"
     REASON["current-directory"] = "no knowledge base at the git top level or upwards: the current directory"
-    NH = 0; NP = 0; NL = 0; LOGS = 0
+    NH = 0; NP = 0; NL = 0; LOGS = 0; NM = 0
 }
 
 $1 == "root" { root = f(2); reason = $3 }
@@ -62,6 +62,14 @@ $1 == "hook" {
     hevent[NH, k] = f(2); hhook[NH, k] = $3; hcommand[NH, k] = f(4); hproblem[NH, k] = f(5)
 }
 $1 == "plugin" { k = ++nplugin[NH]; pkey[NH, k] = f(2); penabled[NH, k] = $3 == "true" }
+$1 == "mcpfile" {
+    NM++
+    mclient[NM] = $2; mfile[NM] = f(3); mstate[NM] = $4; mdetail[NM] = f(5); nserver[NM] = 0
+}
+$1 == "mcpserver" {
+    k = ++nserver[NM]
+    sname[NM, k] = f(2); sscope[NM, k] = $3; scommand[NM, k] = f(4); sproblem[NM, k] = f(5)
+}
 $1 == "log" { log_file = f(2); log_state = $3 }
 $1 == "logline" { LOG[++LOGS] = shown_controls(utf8_repair(cut_line($2))) }
 $1 == "problem" { problem[++NP] = f(2) }
@@ -99,6 +107,21 @@ function hooks_json(    h, k, out, found, plugins) {
     return "[" out "]"
 }
 
+function mcp_json(    m, k, out, servers) {
+    out = ""
+    for (m = 1; m <= NM; m++) {
+        servers = ""
+        for (k = 1; k <= nserver[m]; k++)
+            servers = servers (k > 1 ? "," : "") "{\"name\":" jstr(sname[m, k]) ",\"scope\":" \
+                (sscope[m, k] == "local" ? jstr("local") : "null") ",\"command\":" jstr(scommand[m, k]) \
+                ",\"problem\":" jstr_or_null(sproblem[m, k]) "}"
+        out = out (m > 1 ? "," : "") "{\"client\":" jstr(mclient[m]) ",\"file\":" jstr(mfile[m]) \
+            ",\"state\":" jstr(mstate[m]) ",\"detail\":" jstr_or_null(mdetail[m]) \
+            ",\"servers\":[" servers "]}"
+    }
+    return "[" out "]"
+}
+
 function log_json(    k, out, from) {
     out = ""
     from = LOGS > 5 ? LOGS - 4 : 1
@@ -117,7 +140,7 @@ function render_json() {
         jstr(root), jstr(reason), jstr(kb), kb_present ? "true" : "false"
     printf ",\"active_tasks\":{\"tasks\":%s,\"resume\":%s}", task_list(), jstr(resume)
     printf ",\"snapshots\":%s,\"sessions\":%s", files_json("snapshots"), files_json("sessions")
-    printf ",\"hooks\":%s,\"hooks_log\":%s", hooks_json(), log_json()
+    printf ",\"hooks\":%s,\"mcp\":%s,\"hooks_log\":%s", hooks_json(), mcp_json(), log_json()
     printf ",\"problems\":%s,\"healthy\":%s}\n", problems_json(), NP ? "false" : "true"
 }
 
@@ -135,6 +158,26 @@ function render_files(kind,    k, detail) {
             print "  " fname[kind, k] ": " fverdict[kind, k] detail
         }
     }
+}
+
+function render_mcp(    m, k, items, notes, state, registered) {
+    print "mcp server (datarim-snapshot mcp):"
+    registered = 0
+    for (m = 1; m <= NM; m++) {
+        if (mstate[m] == "absent") continue
+        items = ""
+        for (k = 1; k <= nserver[m]; k++) {
+            notes = sscope[m, k] == "local" ? "this project" : ""
+            if (sproblem[m, k] != "") notes = notes (notes == "" ? "" : "; ") sproblem[m, k]
+            items = items (items == "" ? "" : ", ") sname[m, k] (notes == "" ? "" : " (" notes ")")
+            registered = 1
+        }
+        if (mstate[m] == "unreadable") state = "cannot be read: " mdetail[m]
+        else state = items == "" ? "none of ours" : items
+        print "  " mclient[m] " " mfile[m] ": " state
+    }
+    if (!registered)
+        print "  (registered with no MCP client: Claude Code, Codex, Gemini CLI and Cursor; see docs/mcp.md)"
 }
 
 function render_text(    h, k, items, item, state, any_ours, from) {
@@ -165,6 +208,7 @@ function render_text(    h, k, items, item, state, any_ours, from) {
     }
     if (!any_ours)
         print "  (no hook of this project is installed: dev-tools/install-hooks.sh --runtime claude|codex, or the Claude Code plugin; see docs/agent-runtimes.md)"
+    render_mcp()
     if (log_state == "no-state-dir")
         print "hooks log: none (no state directory: DATARIM_STATE_DIR, XDG_STATE_HOME or HOME must be an absolute path)"
     else if (log_state == "absent") print "hooks log: " log_file ": absent (no hook has logged a failure)"

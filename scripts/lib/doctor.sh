@@ -4,8 +4,8 @@
 # workspace: the root the readers resolve and why (spec §8), whether it holds
 # a knowledge base, its active tasks (so what the SessionStart hook does),
 # every snapshot and session file with the validators' verdict, this
-# project's hooks installed for Claude Code and Codex, and the last lines of
-# the hooks' log. Every verdict comes from the validators and readers
+# project's hooks installed for Claude Code and Codex, the MCP clients that
+# run its MCP server, and the last lines of the hooks' log. Every verdict comes from the validators and readers
 # themselves; nothing here is a second copy of a rule. Twin of
 # python/src/datarim_snapshot/doctor.py.
 #
@@ -192,7 +192,7 @@ doctor_hook_file() {
     state='cannot be read'
   else
     dr_lib_dir_into dir
-    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude \
+    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_MCP='' \
       awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
       status=$?
     state=${out%%"$nl"*}
@@ -242,6 +242,68 @@ doctor_hooks() {
   doctor_hook_file claude "$1/.claude/settings.local.json"
   [ -z "$codex" ] || doctor_hook_file codex "$codex/hooks.json"
   doctor_hook_file codex "$1/.codex/hooks.json"
+}
+
+# doctor_mcp_file <client> <file> [<project>]: the MCP server of ours
+# (`datarim-snapshot mcp`) in one MCP client's configuration file, read by
+# doctor-mcp.awk; with <project>, Claude Code's ~/.claude.json, whose entry for
+# that project counts too.
+doctor_mcp_file() {
+  local LC_ALL=C dir out status=0 state kind scope program command name fault mode=json
+  local nl=$'\n' local_scope=''
+  case $2 in *.toml) mode=toml ;; esac
+  [ $# -lt 3 ] || local_scope=1
+  if [ ! -e "$2" ] && [ ! -L "$2" ]; then
+    doctor_record mcpfile "$1" "$2" absent ''
+    return 0
+  fi
+  if [ ! -f "$2" ]; then
+    state='not a regular file'
+  elif [ ! -r "$2" ]; then
+    state='cannot be read'
+  else
+    dr_lib_dir_into dir
+    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_MCP=$mode DR_LOCAL=$local_scope \
+      DR_PROJECT=${3-} awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" \
+      -f "$dir/doctor-mcp.awk" -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
+    state=${out%%"$nl"*}
+    [ "$status" -eq 0 ] || state=json
+    case $state in
+      read) state='' ;;
+      big) state='over 1 MiB, not read' ;;
+      dup) state='repeats a name in an object' ;;
+      *) state='not one strict JSON object' ;;
+    esac
+  fi
+  if [ -n "$state" ]; then
+    doctor_record mcpfile "$1" "$2" unreadable "$state"
+    return 0
+  fi
+  doctor_record mcpfile "$1" "$2" read ''
+  out=${out#read}
+  out=${out#"$nl"}
+  while IFS=$'\t' read -r kind scope program command name; do
+    [ "$kind" = M ] || continue
+    doctor_program_fault "$program" fault
+    doctor_record mcpserver "$name" "$scope" "$command" "$fault"
+    [ -z "$fault" ] || doctor_problem "$2: MCP server $name: $fault"
+  done <<<"$out"
+}
+
+# doctor_mcp <root>: the files where the MCP clients keep their servers.
+doctor_mcp() {
+  local home=${HOME:-} codex=${CODEX_HOME:-} client name
+  case $home in /*) ;; *) home='' ;; esac
+  [ -n "$codex" ] || codex=${home:+$home/.codex}
+  [ -z "$home" ] || doctor_mcp_file claude "$home/.claude.json" "$1"
+  doctor_mcp_file claude "$1/.mcp.json"
+  [ -z "$codex" ] || doctor_mcp_file codex "$codex/config.toml"
+  doctor_mcp_file codex "$1/.codex/config.toml"
+  for client in gemini cursor; do
+    case $client in gemini) name=.gemini/settings.json ;; *) name=.cursor/mcp.json ;; esac
+    [ -z "$home" ] || doctor_mcp_file "$client" "$home/$name"
+    doctor_mcp_file "$client" "$1/$name"
+  done
 }
 
 # doctor_log: the lines of the hooks' log in its last 64 KiB (a line cut by
@@ -308,6 +370,7 @@ doctor_main_body() {
   doctor_artefacts "$abs" snapshot
   doctor_artefacts "$abs" session
   doctor_hooks "$abs"
+  doctor_mcp "$abs"
   doctor_log
   dr_lib_dir_into dir
   status=0

@@ -9,8 +9,11 @@ One server speaks both dialects the agent CLIs use:
   GET /v1/models.
 
 Every model request answers with the same scripted text, `FakeModelAPI.reply`
-(a test sets it before each CLI run): the CLIs send no tools a test needs, so
-the text ends the turn. Every request is recorded (method, path, parsed body)
+(a test sets it before each CLI run): the text ends the turn. With
+`FakeModelAPI.tool_call` set (a tool name's ending and its arguments), a
+request that carries no tool result yet is answered instead with a call of the
+request's tool whose name ends so; the request after it, carrying the tool's
+result, gets the text. Every request is recorded (method, path, parsed body)
 so that a test can assert what the model was sent. Anything else (telemetry,
 update checks, a CONNECT through the proxy the test points the CLIs at) is
 answered harmlessly and recorded in `FakeModelAPI.stray`, never forwarded:
@@ -48,6 +51,8 @@ class FakeModelAPI:
     """The server, run on a daemon thread; `with FakeModelAPI() as api: ...`."""
 
     reply: str = "OK."
+    # (the tool name's ending, its arguments): see the module's docstring.
+    tool_call: tuple[str, dict[str, Any]] | None = None
     requests: list[Request] = field(default_factory=list)
     stray: list[Request] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -199,6 +204,10 @@ class _Handler(BaseHTTPRequestHandler):
         text = self.owner.reply
         usage = {"input_tokens": 10, "output_tokens": max(1, len(text) // 4)}
         message_id = f"msg_fake_{n}"
+        call = _call_to_make(self.owner, body)
+        if call is not None:
+            self._messages_tool_use(body, model, message_id, call)
+            return
         if not body.get("stream"):
             self._send_json(200, {
                 "id": message_id, "type": "message", "role": "assistant", "model": model,
@@ -235,6 +244,43 @@ class _Handler(BaseHTTPRequestHandler):
             ("message_stop", {"type": "message_stop"}),
         ]
         self._send_events(events)
+
+    def _messages_tool_use(
+        self, body: dict[str, Any], model: str, message_id: str, call: tuple[str, dict[str, Any]]
+    ) -> None:
+        name, arguments = call
+        block = {"type": "tool_use", "id": f"toolu_{message_id}", "name": name}
+        usage = {"input_tokens": 10, "output_tokens": 10}
+        if not body.get("stream"):
+            self._send_json(200, {
+                "id": message_id, "type": "message", "role": "assistant", "model": model,
+                "content": [{**block, "input": arguments}],
+                "stop_reason": "tool_use", "stop_sequence": None, "usage": usage,
+            })
+            return
+        start: dict[str, Any] = {
+            "id": message_id, "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+        self._send_events([
+            ("message_start", {"type": "message_start", "message": start}),
+            ("content_block_start", {
+                "type": "content_block_start", "index": 0,
+                "content_block": {**block, "input": {}},
+            }),
+            ("content_block_delta", {
+                "type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps(arguments)},
+            }),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                "usage": {"output_tokens": 10},
+            }),
+            ("message_stop", {"type": "message_stop"}),
+        ])
 
     def _responses(self, request: Request, n: int) -> None:
         body = request.body if isinstance(request.body, dict) else {}
@@ -278,6 +324,41 @@ class _Handler(BaseHTTPRequestHandler):
             }),
         ]
         self._send_events(events)
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    """The names of the tools a request offers (Messages: name; Responses: name,
+    or a namespace's tools)."""
+    names: list[str] = []
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            names.append(tool["name"])
+    return names
+
+
+def _has_tool_result(body: dict[str, Any]) -> bool:
+    """Whether the request already carries a tool's result (the call was made)."""
+    for message in body.get("messages") or []:  # Messages API
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(block, dict) and block.get("type") == "tool_result" for block in content
+        ):
+            return True
+    return any(  # Responses API
+        isinstance(item, dict) and item.get("type") == "function_call_output"
+        for item in body.get("input") or []
+    )
+
+
+def _call_to_make(owner: FakeModelAPI, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(tool name, arguments) when this request is to be answered with a tool call."""
+    if owner.tool_call is None or _has_tool_result(body):
+        return None
+    ending, arguments = owner.tool_call
+    for name in _tool_names(body):
+        if name.endswith(ending):
+            return name, arguments
+    return None
 
 
 def _pieces(text: str, size: int = 200) -> list[str]:

@@ -338,6 +338,150 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     return [_hook_file(runtime, path, report) for runtime, path in files]
 
 
+# The MCP server (docs/mcp.md): a server entry is ours when its command's
+# program is named datarim-snapshot and its first argument (the command's
+# second word, else args[0]) is mcp.
+MCP_PROGRAM = "datarim-snapshot"
+# A Codex config.toml is read line by line (_toml_servers, doctor-mcp.awk): a
+# [mcp_servers.<name>] table's command = "..." and args = [ "first", ...; a
+# string here holds no backslash and no control character.
+_TOML_NAME = rb"[A-Za-z0-9_-]+|\"[^\"\\\x00-\x1f\x7f]*\""
+_TOML_TABLE = rb"\[[ \t]*mcp_servers\.(" + _TOML_NAME + rb")[ \t]*\]\Z"
+_TOML_VALUE = rb"(?:\"([^\"\\\x00-\x1f\x7f]*)\"|'([^'\x00-\x1f\x7f]*)')"
+_TOML_COMMAND = rb"command[ \t]*=[ \t]*" + _TOML_VALUE
+_TOML_ARGS = rb"args[ \t]*=[ \t]*\[[ \t]*" + _TOML_VALUE
+
+
+def _mcp_entry(name: str, server: Any, scope: str | None) -> dict[str, Any] | None:
+    """A server entry of a JSON file ({"command": ..., "args": [...]}) when it is ours."""
+    from .hook_payload import usable
+
+    if not isinstance(server, dict) or not usable(name):
+        return None
+    command, args = server.get("command"), server.get("args")
+    first = args[0] if isinstance(args, list) and args else None
+    return _mcp_ours(name, command, first if isinstance(first, str) else None, scope)
+
+
+def _mcp_ours(
+    name: str, command: Any, first_arg: str | None, scope: str | None
+) -> dict[str, Any] | None:
+    from .hook_payload import usable
+
+    if not isinstance(command, str) or not usable(command):
+        return None
+    words = _words(command, 2)
+    if not words or words[0].rsplit("/", 1)[-1] != MCP_PROGRAM:
+        return None
+    if (words[1] if len(words) > 1 else first_arg) != "mcp":
+        return None
+    return {"name": name, "scope": scope, "command": command, "problem": _program_fault(words[0])}
+
+
+def _toml_servers(data: bytes) -> list[dict[str, Any]]:
+    """The [mcp_servers.<name>] tables of a Codex config.toml that run ours, line
+    by line: a table's command and the first item of its args (on the line args
+    opens); other tables, and dotted keys, are not read."""
+    from .rules import pattern
+
+    tables: list[tuple[bytes, dict[str, bytes]]] = []
+    current: dict[str, bytes] | None = None
+    for raw in data.split(b"\n"):
+        line = raw.strip(b" \t\r")
+        if line.startswith(b"["):
+            match = pattern(_TOML_TABLE).match(line)
+            current = None
+            if match:
+                current = {}
+                tables.append((match.group(1).strip(b'"'), current))
+            continue
+        if current is None:
+            continue
+        for key, source in (("command", _TOML_COMMAND), ("args", _TOML_ARGS)):
+            match = pattern(source).match(line)
+            if match and key not in current:
+                current[key] = match.group(1) if match.group(1) is not None else match.group(2)
+    found = []
+    for name, table in tables:
+        command = table.get("command")
+        first = table.get("args")
+        entry = _mcp_ours(
+            text(name),
+            None if command is None else text(command),
+            None if first is None else text(first),
+            None,
+        )
+        if entry is not None:
+            found.append(entry)
+    return found
+
+
+def _mcp_file(client: str, path: str, root: str, report: Report) -> dict[str, Any]:
+    """Our MCP server in one client's configuration file, in the file's order
+    (Claude Code's ~/.claude.json: the user's servers, then this project's)."""
+    entry: dict[str, Any] = {"client": client, "file": _path_text(path)}
+    if path.endswith(".toml"):
+        state, why, data = _raw_file(path)
+        servers = _toml_servers(data) if state == "read" else []
+    else:
+        state, why, value = _settings(path)
+        servers = []
+        for scope, holder in [(None, value), ("local", _project_of(value, root))]:
+            table = holder.get("mcpServers") if isinstance(holder, dict) else None
+            for name, server in table.items() if isinstance(table, dict) else []:
+                found = _mcp_entry(name, server, scope)
+                if found is not None:
+                    servers.append(found)
+            if client != "claude" or not path.endswith("/.claude.json"):
+                break
+    for server in servers:
+        if server["problem"] is not None:
+            report.problem(f"{_path_text(path)}: MCP server {server['name']}: {server['problem']}")
+    entry.update(state=state, detail=why, servers=servers)
+    return entry
+
+
+def _project_of(value: Any, root: str) -> Any:
+    """~/.claude.json's entry of this project (claude mcp add's local scope)."""
+    projects = value.get("projects") if isinstance(value, dict) else None
+    return projects.get(root) if isinstance(projects, dict) else None
+
+
+def _raw_file(path: str) -> tuple[str, str | None, bytes]:
+    """(state, why, bytes) of a file read whole, at most FILE_LIMIT bytes."""
+    if not os.path.lexists(path):
+        return "absent", None, b""
+    if not os.path.isfile(path):
+        return "unreadable", "not a regular file", b""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(FILE_LIMIT + 1)
+    except OSError:
+        return "unreadable", "cannot be read", b""
+    if len(data) > FILE_LIMIT:
+        return "unreadable", "over 1 MiB, not read", b""
+    return "read", None, data
+
+
+def _mcp(root: str, report: Report) -> list[dict[str, Any]]:
+    """The files where the MCP clients keep their servers (docs/mcp.md)."""
+    home = os.environ.get("HOME", "")
+    home = home if home.startswith("/") else ""
+    codex = os.environ.get("CODEX_HOME", "") or (home + "/.codex" if home else "")
+    files: list[tuple[str, str]] = []
+    if home:
+        files.append(("claude", home + "/.claude.json"))
+    files.append(("claude", root + "/.mcp.json"))
+    if codex:
+        files.append(("codex", codex + "/config.toml"))
+    files.append(("codex", root + "/.codex/config.toml"))
+    for client, name in (("gemini", ".gemini/settings.json"), ("cursor", ".cursor/mcp.json")):
+        if home:
+            files.append((client, f"{home}/{name}"))
+        files.append((client, f"{root}/{name}"))
+    return [_mcp_file(client, path, root, report) for client, path in files]
+
+
 def _log() -> dict[str, Any]:
     """The last lines of the hooks' log (docs/agent-runtimes.md), from its last 64 KiB."""
     from .hook_state import state_dir
@@ -397,6 +541,7 @@ def examine(root_flag: str | None) -> dict[str, Any]:
     facts["snapshots"] = _artefacts(root, "snapshot", report)
     facts["sessions"] = _artefacts(root, "session", report)
     facts["hooks"] = _hooks(root, report)
+    facts["mcp"] = _mcp(root, report)
     facts["hooks_log"] = _log()
     facts["problems"] = report.problems
     facts["healthy"] = not report.problems
@@ -459,6 +604,27 @@ def render(facts: dict[str, Any]) -> str:
         out.append(
             "  (no hook of this project is installed: dev-tools/install-hooks.sh --runtime"
             " claude|codex, or the Claude Code plugin; see docs/agent-runtimes.md)"
+        )
+    out.append(f"mcp server ({MCP_PROGRAM} mcp):")
+    registered = False
+    for entry in facts["mcp"]:
+        if entry["state"] == "absent":
+            continue
+        items = []
+        for server in entry["servers"]:
+            scope = "this project" if server["scope"] else None
+            notes = [note for note in (scope, server["problem"]) if note]
+            items.append(server["name"] + (f" ({'; '.join(notes)})" if notes else ""))
+        registered = registered or bool(items)
+        if entry["state"] == "unreadable":
+            state = f"cannot be read: {entry['detail']}"
+        else:
+            state = ", ".join(items) if items else "none of ours"
+        out.append(f"  {entry['client']} {entry['file']}: {state}")
+    if not registered:
+        out.append(
+            "  (registered with no MCP client: Claude Code, Codex, Gemini CLI and Cursor;"
+            " see docs/mcp.md)"
         )
     log = facts["hooks_log"]
     if log["state"] == "no-state-dir":
