@@ -66,8 +66,11 @@ unset -f _dr_load_concerns
 # that are arguments (keyword, set -k, off: under it "local x=1" sets nothing
 # and "awk -v x=1" loses its x=1 to the environment). Whatever it turned off
 # is turned on again before it returns the function's code; -e, -u and
-# pipefail need nothing: the libraries run under both states.
+# pipefail need nothing: the libraries run under both states. The call and
+# what it starts run in the C locale: bytes, whatever the caller's (under
+# Shift_JIS or Big5 a backslash or a quote would be half of a character).
 dr_call() {
+  local -x LC_ALL=C
   local dr_call_keyword
   dr_call_keyword=
   case $- in *k*) set +k && dr_call_keyword='set -k;' ;; esac
