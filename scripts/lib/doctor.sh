@@ -325,7 +325,7 @@ doctor_log() {
     doctor_record logline "$line"
     stamp=${line:0:21}
     # shellcheck disable=SC2254 # $d is a pattern
-    case $stamp in $d$d$d$d-$d$d-$d$d\T$d$d:$d$d:$d$d\Z\ )
+    case $stamp in $d$d$d$d-$d$d-$d$d"T"$d$d:$d$d:$d$d"Z ")
       [[ ${stamp% } > $doctor_newest ]] && failures=$((failures + 1))
       ;;
     esac

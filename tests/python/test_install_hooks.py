@@ -276,7 +276,8 @@ def test_concurrent_installers_never_lose_an_entry(tmp_path: Path) -> None:
     for i in range(24):
         path = files[0] if i < 12 else files[1 + i % 3]
         template = f"/opt/t{i % 6}/{{hook}}.sh" if i < 12 else f"/opt/u{i % 6}/{{hook}}.sh"
-        plan.append(("bash" if i % 2 else "python", "codex" if i % 4 < 2 else "claude", path, template))
+        impl, runtime = "bash" if i % 2 else "python", "codex" if i % 4 < 2 else "claude"
+        plan.append((impl, runtime, path, template))
     procs = [_installer(*step) for step in plan]
     results = [(*proc.communicate(timeout=120), proc.returncode) for proc in procs]
     said: dict[tuple[Path, str], list[bytes]] = {}
@@ -284,7 +285,8 @@ def test_concurrent_installers_never_lose_an_entry(tmp_path: Path) -> None:
         assert (code, stderr) == (0, b""), (path, template, stderr)
         said.setdefault((path, template), []).append(stdout)
     for (path, template), lines in said.items():
-        added = f"install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks to {path}\n"
+        events = "SessionStart, UserPromptSubmit and Stop"
+        added = f"install-hooks: added the {events} hooks to {path}\n"
         already = f"install-hooks: the hooks are already in {path}; nothing changed\n"
         assert sorted(lines) == sorted([added.encode(), already.encode()]), (path, template)
     for path in files:

@@ -22,6 +22,7 @@ import subprocess
 import pytest
 from conformance import (
     Implementation,
+    command_runner,
     find_case,
     full_run,
     implementation,
@@ -29,7 +30,6 @@ from conformance import (
     load_cases,
     mismatches,
     run_case,
-    command_runner,
 )
 
 # locale -> (source, charmap) for localedef -i <source> -f <charmap> <locale>

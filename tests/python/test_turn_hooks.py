@@ -217,7 +217,8 @@ def test_a_huge_payload_is_refused_as_it_is_read(
     (state / "turns").mkdir(parents=True, mode=0o700)
     record = state / "turns" / "3f2a-9c"
     record.write_text("stage=plan\ntask=TUNE-0032\nturn=\n")
-    payload = _payload(root, "Stop", prompt="/dr-plan TUNE-0032", last_assistant_message="x" * 50_000_000)
+    answer = "x" * 50_000_000
+    payload = _payload(root, "Stop", prompt="/dr-plan TUNE-0032", last_assistant_message=answer)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     assert _write_all(HOOKS[impl][hook], env, payload) == (0, "")

@@ -236,7 +236,8 @@ def _restart_in_utf8() -> None:
         # directory that -c (or -m) would put first on sys.path: a project's own
         # datarim_snapshot/ folder must never be imported.
         where = os.fsencode(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        os.execv(python, [python, *flags, b"-X", b"utf8", b"-c", _RESTART, where, *args])
+        options = [flag.encode() for flag in flags]
+        os.execv(python, [python, *options, b"-X", b"utf8", b"-c", _RESTART, where, *args])
     except (OSError, UnicodeError):
         pass
 

@@ -326,7 +326,8 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
         if key.startswith(PLUGIN) and usable(key) and isinstance(flag, bool):
             plugins.append({"plugin": key, "enabled": flag})
             if flag:
-                report.installed += [(runtime, hook, f"plugin {text(key.encode())}") for hook in HOOK_EVENTS]
+                where = f"plugin {text(key.encode())}"
+                report.installed += [(runtime, hook, where) for hook in HOOK_EVENTS]
     entry.update(found=found, plugins=plugins)
     return entry
 
@@ -362,7 +363,8 @@ def _twice(report: Report) -> None:
                 if where not in places:
                     places.append(where)
             if count > 1:
-                report.problem(f"{runtime} runs {hook} {count} times ({', '.join(places)}); keep one")
+                listed = ", ".join(places)
+                report.problem(f"{runtime} runs {hook} {count} times ({listed}); keep one")
 
 
 def _stamp(line: bytes) -> str | None:
@@ -407,7 +409,8 @@ def _log(report: Report) -> dict[str, Any]:
         counted = "1 failure" if failures == 1 else f"{failures} failures"
         if report.newest:
             report.problem(
-                f"{shown_path} holds {counted} logged after the newest snapshot here ({report.newest})"
+                f"{shown_path} holds {counted} logged after the newest snapshot here"
+                f" ({report.newest})"
             )
         else:
             report.problem(f"{shown_path} holds {counted}, and no valid snapshot here")
