@@ -14,11 +14,18 @@ all: test
 # pip 26.2 or later writes console scripts that do not import re (~10 ms a call);
 # compiled bytecode spares every command its compile where PYTHONDONTWRITEBYTECODE
 # is set (docs/performance.md).
-$(STAMP): python/pyproject.toml Makefile
+# Two steps: make demo needs the package alone (a few MB); make test adds the
+# test tools (bats, shellcheck, mypy, ruff, hypothesis, ...: some 150 MB).
+RUN_STAMP := $(VENV)/.run-stamp
+$(RUN_STAMP): python/pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check --upgrade 'pip>=26.2'
-	$(VENV)/bin/pip install -q --disable-pip-version-check -e './python[test]'
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e ./python
 	$(PY) -m compileall -q python/src
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e './python[test]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -75,7 +82,7 @@ e2e: $(STAMP) $(E2E_STAMP)
 
 ## make demo: snapshots for a sample task in a throw-away workspace, then a
 ## write -> /clear -> resume round trip through the SessionStart hook.
-demo: $(STAMP)
+demo: $(RUN_STAMP)
 	$(VENV_PATH) dev-tools/demo.sh
 	$(VENV_PATH) dev-tools/demo-resume.sh
 

@@ -20,7 +20,6 @@
 # nothing in it counts. Every token has an English twin, read alike and in
 # any mix: **Next step — {ID}**, **QA failed for / **Expectations BLOCKED
 # for, **recommended**, alternative, Other active tasks.
-# Twin of python/src/datarim_snapshot/cta.py.
 
 function cta_refuse(msg) {
     printf "%s", msg

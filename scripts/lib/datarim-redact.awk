@@ -10,7 +10,7 @@
 #   REDACT_COUNT                   secrets replaced so far
 #
 # Mirrors python/src/datarim_snapshot/redaction.py step for step; the rules are
-# listed in the README ("Secret redaction"). Matching uses literal search
+# listed in docs/redaction.md. Matching uses literal search
 # (split on a metacharacter-free literal), single-character classes and
 # explicit loops only, so that every awk and Python's re agree on every match,
 # and the cost stays linear in the text. Run with LC_ALL=C; needs

@@ -3,7 +3,6 @@
 # writer adds after `truncated` when the workspace root is in a git work
 # tree, and the form the validator demands of them. Loaded by
 # snapshot-render.awk and snapshot-validate.awk, after datarim-rules.awk.
-# Mirrors python/src/datarim_snapshot/anchor.py.
 #
 #   git_head: <40 lower-case hex digits (64 in a SHA-256 repository)>
 #   git_branch: "<branch>"   (absent: HEAD was detached)

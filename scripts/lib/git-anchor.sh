@@ -1,9 +1,8 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/git_anchor.py
-# Git anchoring of stage snapshots (README "Trust: redaction and drift"):
+# Git anchoring of stage snapshots (docs/replay.md, the drift notice):
 # where the code stood when a snapshot was written. Its replay side, whether
-# the code has moved on since, is git-drift.sh; together they mirror
-# python/src/datarim_snapshot/anchor.py.
+# the code has moved on since, is git-drift.sh.
 #
 #   git_anchor_probe <root> <out-var>      the writer's facts (head, branch, dirty)
 #

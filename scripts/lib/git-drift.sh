@@ -1,9 +1,8 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/git_drift.py
-# The replay side of git anchoring (README "Trust: redaction and drift"):
+# The replay side of git anchoring (docs/replay.md, the drift notice):
 # whether the code has moved on since a snapshot recorded where it stood
 # (git-anchor.sh), and the notice that says so above the replay prompt.
-# Mirrors python/src/datarim_snapshot/anchor.py.
 #
 #   git_drift_facts <root> <extra> <out-var>   the drift facts
 #   git_drift_notice <facts> <out-var>         the notice block

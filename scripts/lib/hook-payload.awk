@@ -4,7 +4,7 @@
 # valid UTF-8, no BOM, no NaN or Infinity, nesting at most 64 deep) whose
 # "source" and "cwd" members (the last of each name) are strings without
 # control characters. The verdicts are those of Python's json.loads plus the
-# same checks (python/src/datarim_snapshot/hook.py).
+# same checks (its twin, hook_payload.py).
 # ENVIRON: DR_PAYLOAD (the bytes before the first NUL), DR_PAYLOAD_NUL (the
 # offset of that NUL, -1 when none). Needs datarim-rules.awk before it.
 #

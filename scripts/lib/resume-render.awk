@@ -1,6 +1,6 @@
 # Python twin: python/src/datarim_snapshot/snapshot_resume.py
 # What a resume prints, in every format but a snapshot's plain text (which
-# the shell prints itself). Mirrors python/src/datarim_snapshot/resume.py.
+# the shell prints itself).
 #
 # ENVIRON: DR_FORMAT   text (legacy only), json, or hook (SessionStart output)
 #          DR_SOURCE   snapshot or legacy

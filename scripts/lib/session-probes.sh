@@ -3,7 +3,6 @@
 # Claim re-verification probes (spec §5): does what a session handoff
 # says still hold in the live repositories? Each probe sets a banner variable
 # when it fails; the resume prints those banners ahead of the replay prompt.
-# Mirrors python/src/datarim_snapshot/probes.py.
 #
 #   session_probe_stale <repo> <label> <saved-sha> <banner-var>
 #   session_probe_upstream_stale <repo> <label> <saved-sha> <banner-var>

@@ -1,7 +1,6 @@
 # Python twin: python/src/datarim_snapshot/session_resume_block.py
 # The resume block printed after a session handoff is saved: what an
-# operator copies into a fresh window. Mirrors
-# python/src/datarim_snapshot/resume_block.py.
+# operator copies into a fresh window.
 # ENVIRON: DR_SESSION, DR_RECOMMENDED_NEXT, DR_NEXT_ACTION (as saved),
 #          DR_TASK_IDS (active tasks, one space apart), DR_TASKS_MD (the
 #          path of datarim/tasks.md, or "" when there is none).

@@ -1,6 +1,5 @@
 # Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
-# Output of the snapshot lifecycle commands (snapshot-lifecycle.sh); mirrors
-# python/src/datarim_snapshot/lifecycle.py.
+# Output of the snapshot lifecycle commands (snapshot-lifecycle.sh).
 #
 # DR_MODE=show-json   ENVIRON DR_TASK DR_PATH DR_STAGE DR_COMMAND DR_CAPTURED_AT
 #                     DR_CAPTURED_BY DR_NEXT DR_OPTIONS (items, each + LF)

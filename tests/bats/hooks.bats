@@ -5,6 +5,8 @@
 # and umask as they were. (Functions the Stop hook loads on the way, emit's,
 # are the one thing a call adds.)
 
+load caller-state
+
 setup() {
   REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
   ROOT=$BATS_TEST_TMPDIR/ws
@@ -12,21 +14,12 @@ setup() {
   printf '# Tasks\n' >"$ROOT/datarim/tasks.md"
 }
 
-caller_state() {
-  cat <<'EOF2'
-state() {
-  set -o | LC_ALL=C sort
-  shopt -p | LC_ALL=C sort
-  trap -p
-  compgen -v | grep -v -E '^(BASH_.*|FUNCNAME|LINENO|RANDOM|SECONDS|EPOCH.*|SRANDOM|_|PIPESTATUS|BASHPID|COLUMNS|LINES|before|after|lib|codes)$' | LC_ALL=C sort
-  declare -F | LC_ALL=C sort | grep -v -E ' (dr_|_?snapshot_|git_anchor_|write_stage_snapshot|emit_|hook_|stop_hook|prompt_hook|install_hooks)' || :
-  printf 'LC_ALL=%s PWD=%s OLDPWD=%s umask=%s\n' "${LC_ALL-unset}" "$PWD" "${OLDPWD-unset}" "$(umask)"
-}
-EOF2
+caller_state_here() {
+  caller_state 'dr_|_?snapshot_|git_anchor_|write_stage_snapshot|emit_|hook_|stop_hook|prompt_hook|install_hooks' 'lib|codes'
 }
 
 @test "sourcing the hook libraries once or twice defines functions only" {
-  run bash -c "$(caller_state)
+  run bash -c "$(caller_state_here)
     set -euo pipefail
     trap 'echo bye' EXIT
     export LC_ALL=C.UTF-8
@@ -51,7 +44,7 @@ text = ("**TUNE-0032 · t**\n\n---\n\n**Следующий шаг — TUNE-0032*
         "1. `/dr-do TUNE-0032` — **рекомендуется** — go\n\n---\n")
 json.dump({"session_id": "s-1", "cwd": root, "last_assistant_message": text}, open(out, "w"))
 PY
-  run bash -c "$(caller_state)
+  run bash -c "$(caller_state_here)
     set -euo pipefail
     trap 'echo bye' EXIT
     export LC_ALL=C.UTF-8 DATARIM_STATE_DIR='$BATS_TEST_TMPDIR/state'

@@ -3,6 +3,8 @@
 # else, never exit the caller's shell, and leave its options, traps, variables,
 # locale, directory and umask as they were.
 
+load caller-state
+
 setup() {
   REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
   ROOT=$BATS_TEST_TMPDIR/ws
@@ -12,22 +14,13 @@ setup() {
 
 # A caller script's opening: state (what a sourced library must leave as it was),
 # then strict mode, a trap, a locale and a directory changed twice (so OLDPWD is set).
-caller_state() {
-  cat <<'EOF2'
-state() {
-  set -o | LC_ALL=C sort
-  shopt -p | LC_ALL=C sort
-  trap -p
-  compgen -v | grep -v -E '^(BASH_.*|FUNCNAME|LINENO|RANDOM|SECONDS|EPOCH.*|SRANDOM|_|PIPESTATUS|BASHPID|COLUMNS|LINES|before|after)$' | LC_ALL=C sort
-  declare -F | LC_ALL=C sort | grep -v -E ' (dr_|_?snapshot_|git_anchor_|write_stage_snapshot|check_stage_snapshot|replay_)' || :
-  printf 'LC_ALL=%s PWD=%s OLDPWD=%s umask=%s\n' "${LC_ALL-unset}" "$PWD" "${OLDPWD-unset}" "$(umask)"
-}
-EOF2
+caller_state_here() {
+  caller_state 'dr_|_?snapshot_|git_anchor_|write_stage_snapshot|check_stage_snapshot|replay_' ''
   printf "set -euo pipefail\ntrap 'echo bye' EXIT\nexport LC_ALL=C.UTF-8\ncd /tmp && cd '%s'\n" "$ROOT"
 }
 
 @test "sourcing the writer once or twice defines functions only" {
-  run bash -c "$(caller_state)
+  run bash -c "$(caller_state_here)
     before=\$(state)
     . '$REPO/scripts/lib/snapshot-writer.sh'
     . '$REPO/scripts/lib/snapshot-writer.sh'
@@ -41,7 +34,7 @@ EOF2
 }
 
 @test "a failing call under set -euo pipefail returns its code and leaves the caller's state" {
-  run bash -c "$(caller_state)
+  run bash -c "$(caller_state_here)
     umask 027
     . '$REPO/scripts/lib/snapshot-writer.sh'
     codes=

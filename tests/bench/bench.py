@@ -188,7 +188,7 @@ def stop_hook_rows(base: Path) -> list[tuple[str, str, str]]:
 
 
 def main() -> int:
-    if sys.argv[1:] == ["hooks"]:  # `dev-tools/bench.py hooks`: these rows only
+    if sys.argv[1:] == ["hooks"]:  # `tests/bench/bench.py hooks`: these rows only
         with tempfile.TemporaryDirectory() as scratch:
             hook_rows = stop_hook_rows(Path(scratch))
         width = max(len(r[0]) for r in hook_rows)

@@ -150,11 +150,20 @@ def test_results_are_values_compared_and_printed_field_by_field() -> None:
         emission.path = "elsewhere"
 
 
+def test_help_lists_the_subcommands_on_stdout_and_succeeds() -> None:
+    out, err = io.BytesIO(), io.BytesIO()
+    for flag in ("--help", "-h"):
+        assert cli.main([flag], out, err) == 0
+    listing = out.getvalue().decode()
+    assert listing.startswith("Usage: datarim-snapshot <subcommand>")
+    assert "  write  " in listing and err.getvalue() == b""
+
+
 def test_the_subcommand_listing_keeps_each_name_apart_from_its_text() -> None:
     err = io.BytesIO()
     assert cli.main([], io.BytesIO(), err) == 2
     lines = err.getvalue().decode().splitlines()[2:]
-    assert len(lines) == len(cli.COMMANDS)
-    for line, name in zip(lines, cli.COMMANDS):
+    assert len(lines) == len(cli.command_map())
+    for line, name in zip(lines, cli.command_map()):
         assert line.startswith(f"  {name}  "), line
         assert line.index("same as dev-tools/") == lines[0].index("same as dev-tools/"), line

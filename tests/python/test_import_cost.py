@@ -1,4 +1,4 @@
-"""What a command imports (README "Speed"): not a timing test, a list of modules.
+"""What a command imports (docs/performance.md): not a timing test, a list of modules.
 
 A Python command spends most of its time starting the interpreter and importing
 modules; each of the modules below costs a call milliseconds (typing and

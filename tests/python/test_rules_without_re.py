@@ -1,4 +1,4 @@
-"""The rules that no longer use regular expressions (README "Speed") accept and reject
+"""The rules that no longer use regular expressions (docs/performance.md) accept and reject
 exactly what the expressions they replaced did: each is checked against that
 expression (or the old code around it) on generated input aimed at its edges.
 """

@@ -1,4 +1,4 @@
-"""When standard output cannot be written (README "Output that cannot be written"):
+"""When standard output cannot be written (docs/hardening.md "Output that cannot be written"):
 a reader that has gone ends both implementations as SIGPIPE ends a shell tool
 (nothing on stderr); a full or failing stdout costs one line on stderr, never a
 traceback, and the exit code still says what the command did (a handoff saved

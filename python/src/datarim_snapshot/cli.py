@@ -12,92 +12,50 @@ import sys
 from .console import Console
 from .errors import DatarimError, HelpRequested, UsageError, VersionRequested
 from .flags import MissingFlagsError
-from .texts import usage, version_line
+from .texts import text_bytes, usage, version_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import BinaryIO, Callable
 
-# How a command's refusal ends, as its shell twin's does: (the exit code of
-# -h/--help, of a usage error, of any other refusal; None: the error's own
-# code), and whether "missing required flag(s)" is followed by the usage text.
-WRITER = (2, None, None, True)  # write, emit, session-write
-READER = (0, 3, None, False)  # checkers, readers: every usage error is 3
-PLAIN = (0, None, None, False)
-DOCTOR = (0, 2, 1, False)
-REVERIFY = (0, 2, 2, False)
+# How a command's refusal ends, as its shell twin's does, by the last field of
+# its line in the command map: (the exit code of -h/--help, of a usage error, of
+# any other refusal; None: the error's own code), and whether "missing required
+# flag(s)" is followed by the usage text. docs/commands.md has the table.
+ON_FAILURE: dict[str, tuple[int, int | None, int | None, bool]] = {
+    "writer": (2, None, None, True),  # write, emit, session-write
+    "reader": (0, 3, None, False),  # checkers, readers: every usage error is 3
+    "plain": (0, None, None, False),
+    "hook": (0, None, None, False),  # hooks never fail: they catch it all
+    "doctor": (0, 2, 1, False),
+    "reverify": (0, 2, 2, False),
+}
 
-# subcommand -> (module, function, the shell entry point it mirrors, the program
-# name its messages and usage text carry, how it fails). Modules load on demand
-# so a call pays only for what it runs. Hooks never fail: they catch it all.
-COMMANDS: dict[str, tuple[str, str, str, str, tuple[int, int | None, int | None, bool]]] = {
-    "write": (
-        "snapshot_writer", "write_command", "dev-tools/snapshot-writer-wrapper.sh",
-        "snapshot-writer", WRITER,
-    ),
-    "check": (
-        "snapshot_validator", "check_command", "dev-tools/check-stage-snapshot-on-exit.sh",
-        "check-stage-snapshot", READER,
-    ),
-    "emit": (
-        "snapshot_emit", "emit_command", "dev-tools/emit-stage-snapshot.sh",
-        "emit-stage-snapshot", WRITER,
-    ),
-    "replay": (
-        "snapshot_resume", "replay_command", "dev-tools/render-replay-prompt.sh",
-        "render-replay-prompt", READER,
-    ),
-    "resume": (
-        "snapshot_resume", "resume_command", "dev-tools/resume-task.sh",
-        "resume-task", READER,
-    ),
-    "session-start-hook": (
-        "session_start_hook", "session_start_command", "dev-tools/session-start-hook.sh",
-        "session-start-hook", PLAIN,
-    ),
-    "prompt-hook": (
-        "prompt_hook", "prompt_hook_command", "dev-tools/prompt-hook.sh",
-        "prompt-hook", PLAIN,
-    ),
-    "stop-hook": (
-        "stop_hook", "stop_hook_command", "dev-tools/stop-hook.sh",
-        "stop-hook", PLAIN,
-    ),
-    "install-hooks": (
-        "install_hooks", "install_hooks_command", "dev-tools/install-hooks.sh",
-        "install-hooks", PLAIN,
-    ),
-    "show": (
-        "snapshot_lifecycle", "show_command", "dev-tools/snapshot-show.sh",
-        "snapshot-show", READER,
-    ),
-    "list": (
-        "snapshot_lifecycle", "list_command", "dev-tools/snapshot-list.sh",
-        "snapshot-list", READER,
-    ),
-    "archive": (
-        "snapshot_lifecycle", "archive_command", "dev-tools/snapshot-archive.sh",
-        "snapshot-archive", READER,
-    ),
-    "session-write": (
-        "session_handoff_writer", "session_write_command",
-        "dev-tools/session-handoff-writer-wrapper.sh", "session-handoff-writer", WRITER,
-    ),
-    "session-check": (
-        "session_handoff_validator", "session_check_command",
-        "dev-tools/check-session-handoff.sh", "check-session-handoff", READER,
-    ),
-    "session-replay": (
-        "session_replay", "session_replay_command", "dev-tools/session-replay.sh",
-        "session-replay", READER,
-    ),
-    "doctor": ("doctor", "doctor_command", "dev-tools/doctor.sh", "doctor", DOCTOR),
-    "session-reverify": (
-        "session_probes", "session_reverify_command",
-        "dev-tools/reverify-session-claims.sh", "reverify-session-claims", REVERIFY,
-    ),
-}  # fmt: skip
+
+class Command:
+    """One line of the command map (scripts/lib/text/commands.txt)."""
+
+    __slots__ = (
+        "name", "script", "bash_function", "module", "function", "program", "kind", "failing",
+    )  # fmt: skip
+
+    def __init__(self, fields: list[str]) -> None:
+        self.name, self.script, self.bash_function, target, self.program, self.kind = fields
+        self.module, _, self.function = target.partition(".")
+        self.failing = ON_FAILURE[self.kind]
+
+
+def command_map() -> dict[str, Command]:
+    """Every command by name, in the map's order. Modules load on demand, so a
+    call pays only for what it runs."""
+    commands = {}
+    for line in text_bytes("commands.txt").decode("utf-8").splitlines():
+        if line and not line.startswith("#"):
+            command = Command([field.strip() for field in line.split("|")])
+            commands[command.name] = command
+    return commands
+
 
 BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command SIGPIPE ended
 
@@ -115,18 +73,22 @@ def main(
     if args[:1] == ["--version"]:
         console.write(version_line())
         return _finished(console, "--version", 0)
-    if not args or args[0] not in COMMANDS:
-        console.err.write(USAGE.encode() + b"Subcommands:\n" + _listing().encode())
+    commands = command_map()
+    if args[:1] in (["-h"], ["--help"]):
+        console.write(USAGE.encode() + b"Subcommands:\n" + _listing(commands).encode())
+        return _finished(console, args[0], 0)
+    if not args or args[0] not in commands:
+        console.err.write(USAGE.encode() + b"Subcommands:\n" + _listing(commands).encode())
         return 2
-    module_name, function_name, _, program, failing = COMMANDS[args[0]]
+    entry = commands[args[0]]
     # __import__ rather than importlib.import_module: the console script has not
     # loaded importlib (about 1 ms); with a fromlist it returns the submodule.
-    module = __import__(f"datarim_snapshot.{module_name}", fromlist=[function_name])
-    command: Callable[[Sequence[str], Console], int] = getattr(module, function_name)
+    module = __import__(f"datarim_snapshot.{entry.module}", fromlist=[entry.function])
+    command: Callable[[Sequence[str], Console], int] = getattr(module, entry.function)
     try:
         code = command(args[1:], console)
     except DatarimError as exc:
-        code = _refused(console, program, failing, exc)
+        code = _refused(console, entry.program, entry.failing, exc)
     return _finished(console, args[0], code)
 
 
@@ -169,10 +131,15 @@ def _refused(
     return exc.code if refusal_code is None else refusal_code
 
 
-def _listing() -> str:
+def _listing(commands: dict[str, Command]) -> str:
     """One line a subcommand, its name padded to the longest one's."""
-    width = max(len(name) for name in COMMANDS) + 2
-    return "".join(f"  {name:<{width}}same as {entry[2]}\n" for name, entry in COMMANDS.items())
+    width = max(len(name) for name in commands) + 2
+    return "".join(
+        f"  {name:<{width}}same as dev-tools/{entry.script}\n"
+        if entry.script != "-"
+        else f"  {name:<{width}}(Python only)\n"
+        for name, entry in commands.items()
+    )
 
 
 def _die_of(name: str) -> None:

@@ -1,6 +1,6 @@
 """Bash twin: scripts/lib/git-anchor.sh (+ git-anchor.awk).
 
-Git anchoring of stage snapshots (README "Trust: redaction and drift").
+Git anchoring of stage snapshots (docs/replay.md, the drift notice).
 
 The writer records where the code stood (HEAD, branch, dirty) as optional
 frontmatter fields after ``truncated``; on replay, a notice says when HEAD has

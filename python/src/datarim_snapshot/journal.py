@@ -56,11 +56,11 @@ def _body_marks(task: str, body_file: str) -> tuple[str, str]:
     return header, footer
 
 
-def append(task: str, stage: str, captured_at: str, body_file: str, content: bytes) -> None:
-    """Appends the journal line of one write, when the harness directory may be trusted."""
-    from .snapshot_writer import journal_directory
-
-    directory = journal_directory(task)
+def append(
+    directory: str, task: str, stage: str, captured_at: str, body_file: str, content: bytes
+) -> None:
+    """Appends the journal line of one write to the task's harness directory
+    (snapshot_writer.journal_directory), when that directory may be trusted."""
     if not _trusted(directory):
         return
     journal = os.path.join(directory, "journal.md")

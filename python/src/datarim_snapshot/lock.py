@@ -28,7 +28,7 @@ from .errors import LockBusyError, RefusedError, quietly
 from .rules import pattern
 
 # No random, socket, shutil or contextlib here: importing them would cost every
-# write some 10 ms, more than the write itself (README "Speed").
+# write some 10 ms, more than the write itself (docs/performance.md).
 
 POLL_SECONDS = 0.02
 # A lock seen without a complete owner record for this long (by looks at most

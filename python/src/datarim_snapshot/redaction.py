@@ -6,7 +6,7 @@ One interface for every writer (session handoff and stage snapshots):
 ``redact(data) -> (redacted, count)`` or ``redact_lines(lines) -> (lines, count)``.
 Matching uses literal search, single-character classes and explicit loops only,
 so that both implementations agree on every match; the rules are listed in
-the README ("Secret redaction").
+docs/redaction.md.
 """
 
 from __future__ import annotations

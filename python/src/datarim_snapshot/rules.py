@@ -47,7 +47,7 @@ STAGES = [
 CAPTURED_BY = ("agent", "operator")
 
 # The rules below use string methods, not regular expressions: importing re
-# costs a command about 10 ms, a fifth of its budget (README "Speed").
+# costs a command about 10 ms, a fifth of its budget (docs/performance.md).
 _TASK_HEAD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
 # Every digit read as 9, so a fixed layout of digits is one comparison.
 _DIGITS_AS_NINE = bytes.maketrans(b"0123456789", b"9999999999")

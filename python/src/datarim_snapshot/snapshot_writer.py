@@ -301,10 +301,11 @@ def save_stage_snapshot(
     )  # fmt: skip
     new_kb = new_knowledge_base(os.fspath(root))
     path = publish_snapshot(root, task, rendered.data, timeout)
-    if os.path.isdir(journal_directory(task)):  # only a test harness makes one
+    harness = journal_directory(task)
+    if os.path.isdir(harness):  # only a test harness makes one
         from . import journal
 
-        journal.append(task, stage, stamp, body_path, rendered.data)
+        journal.append(harness, task, stage, stamp, body_path, rendered.data)
     return SnapshotSaved(path, rendered.redactions, new_kb)
 
 
