@@ -5,8 +5,10 @@
 # See scripts/lib/snapshot-resume.sh.
 set -euo pipefail
 # Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
-# a backslash or a quote as half of a character (docs/hardening.md).
-export LC_ALL=C
+# a backslash or a quote as half of a character (docs/hardening.md). Two
+# statements: under a caller's set -k, `export LC_ALL=C` would export nothing.
+LC_ALL=C
+export LC_ALL
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-resume.sh
 . "$here/../scripts/lib/snapshot-resume.sh"

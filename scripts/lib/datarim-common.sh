@@ -70,10 +70,10 @@ unset -f _dr_load_concerns
 # what it starts run in the C locale: bytes, whatever the caller's (under
 # Shift_JIS or Big5 a backslash or a quote would be half of a character).
 dr_call() {
-  local -x LC_ALL=C
   local dr_call_keyword
   dr_call_keyword=
   case $- in *k*) set +k && dr_call_keyword='set -k;' ;; esac
+  local -x LC_ALL=C # after set +k: under -k it would set nothing
   local IFS=$' \t\n' dr_call_status=0 dr_call_undo=$dr_call_keyword dr_call_option
   case $- in *f*) set +f && dr_call_undo="$dr_call_undo set -f;" ;; esac
   case $- in *E*) set +E && dr_call_undo="$dr_call_undo set -E;" ;; esac
