@@ -4,6 +4,11 @@
 # hook's JSON payload on stdin; records a /dr-<stage> turn for the Stop hook.
 # Never blocks a prompt: prints nothing, exits 0. See scripts/lib/prompt-hook.sh.
 set -euo pipefail
+# Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
+# a backslash or a quote as half of a character (docs/hardening.md). Two
+# statements: under a caller's set -k, `export LC_ALL=C` would export nothing.
+LC_ALL=C
+export LC_ALL
 trap '' PIPE
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/prompt-hook.sh

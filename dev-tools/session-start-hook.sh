@@ -4,6 +4,11 @@
 # on stdin, the hook output JSON on stdout. It never blocks a session: it
 # prints nothing and exits 0 on any failure. See scripts/lib/session-start-hook.sh.
 set -euo pipefail
+# Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
+# a backslash or a quote as half of a character (docs/hardening.md). Two
+# statements: under a caller's set -k, `export LC_ALL=C` would export nothing.
+LC_ALL=C
+export LC_ALL
 # A reader that has gone must not kill the hook with SIGPIPE: the write fails
 # instead, quietly (stderr goes to /dev/null), and the hook still exits 0.
 trap '' PIPE

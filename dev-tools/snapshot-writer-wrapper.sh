@@ -3,6 +3,11 @@
 # Entry point for the stage-snapshot writer; runs under bash whatever the
 # parent shell (zsh callers included). Flags: see scripts/lib/snapshot-writer.sh.
 set -euo pipefail
+# Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
+# a backslash or a quote as half of a character (docs/hardening.md). Two
+# statements: under a caller's set -k, `export LC_ALL=C` would export nothing.
+LC_ALL=C
+export LC_ALL
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/snapshot-writer.sh
 . "$here/../scripts/lib/snapshot-writer.sh"

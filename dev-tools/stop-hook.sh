@@ -5,6 +5,11 @@
 # ends in a CTA block. Never blocks a turn: prints nothing, exits 0 (a
 # failure goes to the hooks log). See scripts/lib/stop-hook.sh.
 set -euo pipefail
+# Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
+# a backslash or a quote as half of a character (docs/hardening.md). Two
+# statements: under a caller's set -k, `export LC_ALL=C` would export nothing.
+LC_ALL=C
+export LC_ALL
 trap '' PIPE
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/stop-hook.sh

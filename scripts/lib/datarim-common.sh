@@ -66,11 +66,14 @@ unset -f _dr_load_concerns
 # that are arguments (keyword, set -k, off: under it "local x=1" sets nothing
 # and "awk -v x=1" loses its x=1 to the environment). Whatever it turned off
 # is turned on again before it returns the function's code; -e, -u and
-# pipefail need nothing: the libraries run under both states.
+# pipefail need nothing: the libraries run under both states. The call and
+# what it starts run in the C locale: bytes, whatever the caller's (under
+# Shift_JIS or Big5 a backslash or a quote would be half of a character).
 dr_call() {
   local dr_call_keyword
   dr_call_keyword=
   case $- in *k*) set +k && dr_call_keyword='set -k;' ;; esac
+  local -x LC_ALL=C # after set +k: under -k it would set nothing
   local IFS=$' \t\n' dr_call_status=0 dr_call_undo=$dr_call_keyword dr_call_option
   case $- in *f*) set +f && dr_call_undo="$dr_call_undo set -f;" ;; esac
   case $- in *E*) set +E && dr_call_undo="$dr_call_undo set -E;" ;; esac
@@ -98,8 +101,31 @@ dr_err() {
 # format characters, which hide or reorder what a terminal shows) as '?'.
 # Byte patterns of their UTF-8 forms, the set of is_control in datarim-rules.awk.
 dr_shown_into() {
+  local LC_ALL=C
+  dr_shown_wide_into "${1//[$'\001'-$'\037'$'\177']/?}" "$2"
+}
+
+# dr_shown_text_into <text> <out-var>: dr_shown_into for text of many lines (a
+# snapshot's body, as show prints it): line ends (LF, and CR LF) and tabs
+# stay; a CR anywhere else (it would write over the line) and every other
+# control character, ESC included, show as '?'.
+dr_shown_text_into() {
   local LC_ALL=C s=$1
-  s=${s//[$'\001'-$'\037'$'\177']/?}
+  s=${s//[$'\001'-$'\010'$'\013'$'\014'$'\016'-$'\037'$'\177']/?}
+  case $s in *$'\r'*)
+    # \001 no longer occurs: it marks each CR LF while the lone CRs go.
+    s=${s//$'\r\n'/$'\001'}
+    s=${s//$'\r'/?}
+    s=${s//$'\001'/$'\r\n'}
+    ;;
+  esac
+  dr_shown_wide_into "$s" "$2"
+}
+
+# dr_shown_wide_into <text> <out-var>: <text> with the control characters of
+# more than one byte (C1 and the rest of the set below) as '?'.
+dr_shown_wide_into() {
+  local LC_ALL=C s=$1
   case $s in
     *[$'\200'-$'\377']*)
       s=${s//$'\302'[$'\200'-$'\237'$'\255']/?}    # C1, U+00AD

@@ -146,7 +146,27 @@ dr_writer_flags() {
   [ "$dr_wf_status" -eq 0 ] || return "$dr_wf_status"
   printf -v "$dr_wf_done" '%s' ''
   dr_lock_timeout "$dr_wf_prog" "$dr_wf_env" "$dr_wf_var" || return 2
+  dr_descriptors_ok "$dr_wf_prog" || return 1
   [ -n "$opt_captured_at" ] || dr_now_utc opt_captured_at
+}
+
+# dr_descriptors_ok <program>: 1 after reporting a limit of open files
+# (ulimit -n) below 16. A write opens its lock's owner file, temp files,
+# pipes and /dev/null for messages; under a tiny limit a failed open looked
+# like another writer's lock (bash waited out its timeout, said "lock busy"
+# and left the lock behind). Said at once instead, before anything is made.
+dr_descriptors_ok() {
+  local limit=''
+  limit=$(ulimit -n 2>/dev/null) || :
+  if [ -z "$limit" ]; then
+    # Not even a pipe for that: the limit is used up already.
+    dr_err "$1" "too few file descriptors: none left under the limit (ulimit -n), a write needs 16"
+    return 1
+  fi
+  case $limit in *[!0123456789]*) return 0 ;; esac # unlimited
+  [ "$limit" -lt 16 ] || return 0
+  dr_err "$1" "too few file descriptors: the limit is $limit (ulimit -n), a write needs 16"
+  return 1
 }
 
 # dr_reader_flags <program> <usage-code> <done-var> <spec> <required> "$@": how

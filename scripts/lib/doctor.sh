@@ -136,6 +136,7 @@ doctor_artefacts() {
     fi
     if [ "$status" -eq 0 ]; then
       doctor_record file "$2s" "$name" valid "$detail"
+      if [ "$2" = snapshot ] && [[ $captured_at > $doctor_newest ]]; then doctor_newest=$captured_at; fi
     else
       doctor_record file "$2s" "$name" invalid "$msg"
       doctor_problem "$folder/$name $msg"
@@ -226,10 +227,52 @@ doctor_hook_file() {
         fi
         doctor_record hook "$event" "$hook" "$command" "$fault"
         [ -z "$fault" ] || doctor_problem "$2: $event $hook: $fault"
+        [ -n "$fault" ] || doctor_installed="$doctor_installed$1 $hook"$'\t'"$2"$'\n'
         ;;
-      P) doctor_record plugin "$event" "$hook" ;;
+      P)
+        doctor_record plugin "$event" "$hook"
+        if [ "$hook" = true ]; then
+          for want in session-start-hook prompt-hook stop-hook; do
+            doctor_installed="$doctor_installed$1 $want"$'\t'"plugin $event"$'\n'
+          done
+        fi
+        ;;
     esac
   done <<<"$out"
+}
+
+# doctor_twice: a hook of ours that a runtime runs more than once: the
+# entries that would run (on their own event, their program there) in its
+# settings files, and an enabled plugin (once, for all three hooks). Each one
+# runs, so the resume text arrives as many times. Reads the caller's
+# doctor_installed, "<runtime> <hook>\t<file or plugin key>" lines.
+doctor_twice() {
+  local runtime hook line where count places seen
+  for runtime in claude codex; do
+    for hook in session-start-hook prompt-hook stop-hook; do
+      count=0
+      places=''
+      seen=$'\n'
+      while IFS= read -r line; do
+        [ "${line%%$'\t'*}" = "$runtime $hook" ] || continue
+        where=${line#*$'\t'}
+        case $seen in
+          *$'\n'"$where"$'\n'*)
+            # A plugin enabled in two files is one plugin; a file may run the hook twice.
+            case $where in 'plugin '*) continue ;; esac
+            ;;
+          *)
+            seen=$seen$where$'\n'
+            places=${places:+$places, }$where
+            ;;
+        esac
+        count=$((count + 1))
+      done <<<"$doctor_installed"
+      if [ "$count" -gt 1 ]; then
+        doctor_problem "$runtime runs $hook $count times ($places); keep one"
+      fi
+    done
+  done
 }
 
 # doctor_hooks <root>: the settings files the runtimes read, ours in each.
@@ -307,9 +350,13 @@ doctor_mcp() {
 }
 
 # doctor_log: the lines of the hooks' log in its last 64 KiB (a line cut by
-# that edge left out); doctor-render.awk shows the last ones.
+# that edge left out); doctor-render.awk shows the last ones. The log holds
+# failures only: those logged after the newest valid snapshot (the caller's
+# doctor_newest, the last sign that a hook worked; none: every one) are
+# something to fix.
 doctor_log() {
-  local LC_ALL=C state file size tail_text line
+  local LC_ALL=C state file size tail_text line stamp failures=0
+  local d='[0123456789]'
   if ! hook_state_dir state; then
     doctor_record log '' no-state-dir
     return 0
@@ -338,13 +385,27 @@ doctor_log() {
   doctor_record log "$file" read
   while IFS= read -r line; do
     doctor_record logline "$line"
+    stamp=${line:0:21}
+    # shellcheck disable=SC2254 # $d is a pattern
+    case $stamp in $d$d$d$d-$d$d-$d$d"T"$d$d:$d$d:$d$d"Z ")
+      [[ ${stamp% } > $doctor_newest ]] && failures=$((failures + 1))
+      ;;
+    esac
   done <<<"${tail_text%$'\n'}"
+  [ "$failures" -gt 0 ] || return 0
+  if [ "$failures" -eq 1 ]; then stamp='1 failure'; else stamp="$failures failures"; fi
+  if [ -n "$doctor_newest" ]; then
+    doctor_problem "$file holds $stamp logged after the newest snapshot here ($doctor_newest)"
+  else
+    doctor_problem "$file holds $stamp, and no valid snapshot here"
+  fi
 }
 
 # doctor_main: doctor's command line (see the top).
 doctor_main() { dr_call doctor_main_body "$@"; } # with our shell options
 doctor_main_body() {
   local prog=doctor status=0 finished root reason abs dir out doctor_records=''
+  local doctor_newest='' doctor_installed=''
   local opt_root='' opt_json=''
   dr_reader_flags "$prog" 2 finished "--root= --json" "" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
@@ -370,6 +431,7 @@ doctor_main_body() {
   doctor_artefacts "$abs" snapshot
   doctor_artefacts "$abs" session
   doctor_hooks "$abs"
+  doctor_twice
   doctor_mcp "$abs"
   doctor_log
   dr_lib_dir_into dir

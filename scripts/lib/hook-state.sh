@@ -179,11 +179,14 @@ hook_turn_clear() {
 # payload may have at most 262144 bytes: the final answer rides in a Stop
 # payload whole, and a stage's answer is far shorter.
 # Returns its status: 0 read, 1 not a strict JSON object, 3 too long,
-# 4 the text file cannot be written.
+# 4 the text file cannot be written. awk sees at most one byte over the
+# limit (enough to tell it is over); cat reads the rest away unparsed, so a
+# payload of 50 MB costs no more than the limit does.
 hook_read_payload() {
   local LC_ALL=C hook_dir=${BASH_SOURCE[0]} hook_out hook_status=0
   case $hook_dir in */*) hook_dir=${hook_dir%/*} ;; *) hook_dir=. ;; esac
-  hook_out=$(tr '\000\002' '\001\001' | DR_HOOK_LIMIT=262144 DR_HOOK_FIELDS=$2 \
+  hook_out=$({ head -c 262145 && cat >/dev/null; } 2>/dev/null | tr '\000\002' '\001\001' |
+    DR_HOOK_LIMIT=262144 DR_HOOK_FIELDS=$2 \
     DR_HOOK_TEXT=${3:-} DR_HOOK_TEXT_FILE=${4:-} DR_HOOK_COMMAND=${5:-} LC_ALL=C \
     awk -f "$hook_dir/datarim-rules.awk" -f "$hook_dir/hook-fields.awk" -f "$hook_dir/hook-payload.awk" \
     2>/dev/null) || hook_status=$?

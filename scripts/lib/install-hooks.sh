@@ -71,10 +71,14 @@ install_hooks_listing() {
   printf -v "$into" '%s' "$out"
 }
 
-# install_hooks_main: see the top.
+# install_hooks_main: see the top. The read, merge and replace run under a
+# lock beside the file (.<name>.lock, the writers' protocol, waited for
+# DR_SNAPSHOT_LOCK_TIMEOUT seconds, 10 by default): two installers at once
+# never lose each other's entries. The file is read once before the lock, so
+# that a refusal or "already there" takes no lock and creates nothing.
 install_hooks_main() { dr_call install_hooks_main_body "$@"; } # with our shell options
 install_hooks_main_body() {
-  local prog=install-hooks status=0 finished file template dir out added content tmp new=1 list nl=$'\n'
+  local prog=install-hooks status=0 finished file template dir timeout added content new list
   local opt_runtime='' opt_file='' opt_hook_command=''
   dr_reader_flags "$prog" 2 finished "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
@@ -104,6 +108,51 @@ install_hooks_main_body() {
     return 2
     ;;
   esac
+  if ! dr_seconds_env DR_SNAPSHOT_LOCK_TIMEOUT 10 timeout; then
+    dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
+    return 2
+  fi
+  install_hooks_merge "$prog" "$file" "$template" || return $?
+  if [ -n "$added" ]; then
+    case $file in */*) dir=${file%/*} ;; *) dir=. ;; esac
+    if [ ! -d "$dir" ] && ! LC_ALL=C mkdir -p -- "$dir" 2>/dev/null; then
+      dr_err "$prog" "cannot create the directory of --file"
+      return 1
+    fi
+    dr_lock_acquire "$prog" "$dir/.${file##*/}.lock" "$timeout" || return 1
+    install_hooks_locked "$prog" "$file" "$template" || status=$?
+    dr_lock_release "$dir/.${file##*/}.lock"
+    [ "$status" -eq 0 ] || return "$status"
+  fi
+  if [ -z "$added" ]; then
+    printf '%s: the hooks are already in %s; nothing changed\n' "$prog" "$file"
+    return 0
+  fi
+  install_hooks_listing "$added" list
+  printf '%s: added %s to %s\n' "$prog" "$list" "$file"
+}
+
+# install_hooks_locked <program> <file> <template>: under the lock, the file
+# as it is now merged again (another installer may have changed it since the
+# first read) and, when something is missing, replaced. Sets added (empty:
+# nothing to add, nothing written) as install_hooks_merge does.
+install_hooks_locked() {
+  install_hooks_merge "$1" "$2" "$3" || return $?
+  [ -n "$added" ] || return 0
+  install_hooks_replace "$2" "$content" "$new" || {
+    dr_err "$1" "cannot replace --file; left unchanged"
+    return 1
+  }
+}
+
+# install_hooks_merge <program> <file> <template>: reads <file> (none: a new
+# one) and merges the hooks of <template> into it. Sets added (the events
+# added, blank-separated; empty when all were there), content (the merged
+# file) and new (1 when there is no file yet), which the caller declares
+# local; returns 0, or 1 or 2 after reporting why the file is refused.
+install_hooks_merge() {
+  local prog=$1 file=$2 template=$3 dir out status nl=$'\n'
+  new=1
   if [ -L "$file" ]; then
     dr_err "$prog" "--file is a symlink; pass the file it points to"
     return 1
@@ -140,21 +189,6 @@ install_hooks_main_body() {
     7) dr_err "$prog" "--file repeats a name in an object; left unchanged" && return 1 ;;
     *) dr_err "$prog" "--file is not one strict JSON object; left unchanged" && return 1 ;;
   esac
-  if [ -z "$added" ]; then
-    printf '%s: the hooks are already in %s; nothing changed\n' "$prog" "$file"
-    return 0
-  fi
-  case $file in */*) dir=${file%/*} ;; *) dir=. ;; esac
-  if [ ! -d "$dir" ] && ! LC_ALL=C mkdir -p -- "$dir" 2>/dev/null; then
-    dr_err "$prog" "cannot create the directory of --file"
-    return 1
-  fi
-  install_hooks_replace "$file" "$content" "$new" || {
-    dr_err "$prog" "cannot replace --file; left unchanged"
-    return 1
-  }
-  install_hooks_listing "$added" list
-  printf '%s: added %s to %s\n' "$prog" "$list" "$file"
 }
 
 # install_hooks_replace <file> <content> <new>: <content> over <file>: a temp

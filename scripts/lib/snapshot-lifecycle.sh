@@ -71,7 +71,9 @@ lifecycle_show_main_body() {
     return "$status"
   fi
   if [ -z "$opt_json" ]; then
+    # A terminal shows it: escape sequences and other controls of the body as '?'.
     snapshot_field "$snapshot" text field
+    dr_shown_text_into "$field" field
     printf '%s' "$field"
     return 0
   fi

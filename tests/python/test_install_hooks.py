@@ -238,3 +238,66 @@ def test_a_checkout_path_with_blanks_and_quotes_is_quoted_and_runs(tmp_path: Pat
     )
     assert run.returncode == 0 and run.stdout.startswith(b"Usage: stop-hook")
     assert not state.exists()
+
+
+def _installer(impl: str, runtime: str, path: Path, template: str) -> subprocess.Popen[bytes]:
+    argv = ["--runtime", runtime, "--file", str(path), "--hook-command", template]
+    if impl == "bash":
+        command = [str(SCRIPT), *argv]
+    else:
+        command = [sys.executable, "-m", "datarim_snapshot", "install-hooks", *argv]
+    env = {"PATH": os.environ["PATH"], "HOME": str(path.parent), "LC_ALL": "C.UTF-8"}
+    return subprocess.Popen(
+        command, cwd=path.parent, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def _all_commands(path: Path) -> list[str]:
+    hooks = json.loads(path.read_text())["hooks"]
+    return [
+        hook["command"] for event, *_ in EVENTS for group in hooks[event] for hook in group["hooks"]
+    ]
+
+
+def test_concurrent_installers_never_lose_an_entry(tmp_path: Path) -> None:
+    """24 installers of both languages at once (two terminals, a script): into one
+    file, and into three files with both runtimes. Each template is installed by
+    two of them; every one ends in the file exactly once, each installer says
+    "added" or "already there" truthfully (one "added" per template), the other
+    bytes stay, and no lock or temp file is left."""
+    files = [tmp_path / "one" / "settings.json"] + [
+        tmp_path / "three" / f"{name}.json" for name in ("a", "b", "c")
+    ]
+    for path in files:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text('{\n  "model": "x"\n}\n')
+    plan = []
+    for i in range(24):
+        path = files[0] if i < 12 else files[1 + i % 3]
+        template = f"/opt/t{i % 6}/{{hook}}.sh" if i < 12 else f"/opt/u{i % 6}/{{hook}}.sh"
+        impl, runtime = "bash" if i % 2 else "python", "codex" if i % 4 < 2 else "claude"
+        plan.append((impl, runtime, path, template))
+    procs = [_installer(*step) for step in plan]
+    results = [(*proc.communicate(timeout=120), proc.returncode) for proc in procs]
+    said: dict[tuple[Path, str], list[bytes]] = {}
+    for (_, _, path, template), (stdout, stderr, code) in zip(plan, results):
+        assert (code, stderr) == (0, b""), (path, template, stderr)
+        said.setdefault((path, template), []).append(stdout)
+    for (path, template), lines in said.items():
+        events = "SessionStart, UserPromptSubmit and Stop"
+        added = f"install-hooks: added the {events} hooks to {path}\n"
+        already = f"install-hooks: the hooks are already in {path}; nothing changed\n"
+        assert sorted(lines) == sorted([added.encode(), already.encode()]), (path, template)
+    for path in files:
+        want = sorted(
+            template.replace("{hook}", hook)
+            for (target, template) in said
+            if target == path
+            for _, _, hook, _ in EVENTS
+        )
+        assert sorted(_all_commands(path)) == want, path
+        assert json.loads(path.read_text())["model"] == "x"
+        assert sorted(p.name for p in path.parent.iterdir()) == sorted(
+            f.name for f in files if f.parent == path.parent
+        )

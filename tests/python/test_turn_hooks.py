@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -198,6 +200,36 @@ def test_the_whole_payload_is_read_whatever_the_hook_does(
     root, env = turn
     payload = _payload(root, "Stop", prompt="thanks", last_assistant_message="x" * size)
     assert _write_all(HOOKS[impl][hook], env, payload) == (0, "")
+
+
+@pytest.mark.parametrize("impl", HOOKS)
+@pytest.mark.parametrize("hook", ["prompt", "stop"])
+def test_a_huge_payload_is_refused_as_it_is_read(
+    turn: tuple[Path, dict[str, str]], impl: str, hook: str
+) -> None:
+    """50 MB with a turn record pending (so both hooks parse it): the size is
+    checked while reading, not after taking it all in (bash's awk used to hold
+    and scan the whole of it, 20 s of CPU, past the runtime's 10 s timeout).
+    The rest is read away unparsed: well under a second of CPU, the write
+    delivered whole, the failure logged."""
+    root, env = turn
+    state = Path(env["HOME"]) / ".local" / "state" / "datarim"
+    (state / "turns").mkdir(parents=True, mode=0o700)
+    record = state / "turns" / "3f2a-9c"
+    record.write_text("stage=plan\ntask=TUNE-0032\nturn=\n")
+    answer = "x" * 50_000_000
+    payload = _payload(root, "Stop", prompt="/dr-plan TUNE-0032", last_assistant_message=answer)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    assert _write_all(HOOKS[impl][hook], env, payload) == (0, "")
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert cpu < 2.0 and wall < 8.0, (cpu, wall)
+    log = (state / "hooks.log").read_text()
+    assert f" {hook}-hook payload over 262144 bytes" in log
+    # A prompt whose session cannot be told drops every pending record.
+    assert record.exists() == (hook == "stop")
 
 
 @pytest.mark.parametrize("impl", HOOKS)

@@ -152,7 +152,65 @@ def _die_of(name: str) -> None:
     os.kill(os.getpid(), number)
 
 
+_RESTART = (
+    b"import sys; sys.path[0] = sys.argv.pop(1); from datarim_snapshot.cli import run; run()"
+)
+
+
+def _argument_bytes() -> list[bytes] | None:
+    """The command's arguments as the caller passed them: /proc has the bytes;
+    elsewhere os.fsencode, which the codec of some locales (Big5, EUC-JP) cannot
+    always invert. None when they cannot be had."""
+    count = len(sys.argv) - 1
+    try:
+        with open("/proc/self/cmdline", "rb") as handle:
+            words = handle.read().split(b"\0")[:-1]
+        if len(words) > count:
+            return words[len(words) - count :]
+    except OSError:
+        pass
+    try:
+        return [os.fsencode(arg) for arg in sys.argv[1:]]
+    except UnicodeError:
+        return None
+
+
+def _restart_in_utf8() -> None:
+    """Under a locale whose encoding is not UTF-8 (ISO-8859-1, Shift_JIS, Big5 ...)
+    Python reads arguments, the environment and file names in that encoding, and
+    what a command prints would depend on it. Start again in UTF-8 mode on the
+    same argument bytes: the bytes in and out are then those of every other
+    locale, as bash's are in the C locale. Returns when there is nothing to do
+    or the new start fails (then this process goes on as it is)."""
+    if sys.flags.utf8_mode or sys.getfilesystemencoding() == "utf-8":
+        return
+    args = _argument_bytes()
+    if args is None:
+        return
+    flags = [
+        flag
+        for flag, on in (
+            ("-E", sys.flags.ignore_environment),
+            ("-s", sys.flags.no_user_site),
+            ("-S", sys.flags.no_site),
+            ("-I", sys.flags.isolated),
+        )
+        if on
+    ]
+    try:
+        python = os.fsencode(sys.executable)
+        # The directory this package was imported from, in place of the working
+        # directory that -c (or -m) would put first on sys.path: a project's own
+        # datarim_snapshot/ folder must never be imported.
+        where = os.fsencode(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        options = [flag.encode() for flag in flags]
+        os.execv(python, [python, *options, b"-X", b"utf8", b"-c", _RESTART, where, *args])
+    except (OSError, UnicodeError):
+        pass
+
+
 def run() -> None:
+    _restart_in_utf8()
     try:
         code = main()
     except KeyboardInterrupt:

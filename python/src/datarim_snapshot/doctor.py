@@ -62,6 +62,10 @@ class Report:
     def __init__(self) -> None:
         self.facts: dict[str, Any] = {}
         self.problems: list[str] = []
+        # The newest valid snapshot's captured_at: the last sign a hook worked.
+        self.newest = ""
+        # (runtime, hook, file or "plugin <key>") of each hook of ours that would run.
+        self.installed: list[tuple[str, str, str]] = []
 
     def problem(self, message: str) -> None:
         self.problems.append(message)
@@ -164,6 +168,7 @@ def _artefacts(root: str, kind: str, report: Report) -> dict[str, Any]:
             if kind == "snapshot":
                 snapshot = check_snapshot_file(path, name)
                 detail: str | None = f"{snapshot.stage.decode()}, {snapshot.captured_at.decode()}"
+                report.newest = max(report.newest, snapshot.captured_at.decode())
             else:
                 check_session_file(path, name)
                 detail = None
@@ -313,11 +318,16 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                 found.append({"event": event, "hook": name, "command": command, "problem": fault})
                 if fault is not None:
                     report.problem(f"{_path_text(path)}: {event} {name}: {fault}")
+                else:
+                    report.installed.append((runtime, name, _path_text(path)))
     claude = runtime == "claude" and isinstance(value, dict)
     enabled = value.get("enabledPlugins") if claude else None
     for key, flag in enabled.items() if isinstance(enabled, dict) else []:
         if key.startswith(PLUGIN) and usable(key) and isinstance(flag, bool):
             plugins.append({"plugin": key, "enabled": flag})
+            if flag:
+                where = f"plugin {text(key.encode())}"
+                report.installed += [(runtime, hook, where) for hook in HOOK_EVENTS]
     entry.update(found=found, plugins=plugins)
     return entry
 
@@ -482,8 +492,36 @@ def _mcp(root: str, report: Report) -> list[dict[str, Any]]:
     return [_mcp_file(client, path, root, report) for client, path in files]
 
 
-def _log() -> dict[str, Any]:
-    """The last lines of the hooks' log (docs/agent-runtimes.md), from its last 64 KiB."""
+def _twice(report: Report) -> None:
+    """A hook of ours that a runtime runs more than once: the entries that would
+    run (on their own event, their program there) in its settings files, and an
+    enabled plugin (once, for all three hooks). Each one runs, so the resume text
+    arrives as many times."""
+    for runtime in ("claude", "codex"):
+        for hook in HOOK_EVENTS:
+            count, places = 0, []
+            for where in (w for r, h, w in report.installed if (r, h) == (runtime, hook)):
+                if where in places and where.startswith("plugin "):
+                    continue  # a plugin enabled in two files is one plugin
+                count += 1
+                if where not in places:
+                    places.append(where)
+            if count > 1:
+                listed = ", ".join(places)
+                report.problem(f"{runtime} runs {hook} {count} times ({listed}); keep one")
+
+
+def _stamp(line: bytes) -> str | None:
+    """The YYYY-MM-DDTHH:MM:SSZ a hooks.log line opens with, or None."""
+    head = line[:21].decode("ascii", "replace")
+    shape = "".join("9" if c.isdigit() else c for c in head)
+    return head[:20] if shape == "9999-99-99T99:99:99Z " else None
+
+
+def _log(report: Report) -> dict[str, Any]:
+    """The last lines of the hooks' log (docs/agent-runtimes.md), from its last 64 KiB.
+    The log holds failures only: those logged after the newest valid snapshot (the
+    last sign that a hook worked; none: every one) are something to fix."""
     from .hook_state import state_dir
 
     state = state_dir()
@@ -510,6 +548,16 @@ def _log() -> dict[str, Any]:
     if lines and lines[-1] == b"":
         lines.pop()
     last = [_cut(line) for line in lines[-LOG_LINES:]]
+    failures = sum(1 for line in lines if (_stamp(line) or "") > report.newest)
+    if failures:
+        counted = "1 failure" if failures == 1 else f"{failures} failures"
+        if report.newest:
+            report.problem(
+                f"{shown_path} holds {counted} logged after the newest snapshot here"
+                f" ({report.newest})"
+            )
+        else:
+            report.problem(f"{shown_path} holds {counted}, and no valid snapshot here")
     return {"file": shown_path, "state": "read" if last else "empty", "last": last}
 
 
@@ -541,8 +589,9 @@ def examine(root_flag: str | None) -> dict[str, Any]:
     facts["snapshots"] = _artefacts(root, "snapshot", report)
     facts["sessions"] = _artefacts(root, "session", report)
     facts["hooks"] = _hooks(root, report)
+    _twice(report)
     facts["mcp"] = _mcp(root, report)
-    facts["hooks_log"] = _log()
+    facts["hooks_log"] = _log(report)
     facts["problems"] = report.problems
     facts["healthy"] = not report.problems
     return facts

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import DatarimError, HelpRequested, UsageError, VersionRequested
+from .errors import DatarimError, HelpRequested, RefusedError, UsageError, VersionRequested
 
 
 class MissingFlagsError(UsageError):
@@ -96,6 +96,24 @@ def seconds_env(name: str, default: int) -> int:
         raise UsageError(f"{name} must be a whole number of seconds")
     return int(value)
 
+
+
+DESCRIPTORS_NEEDED = 16
+
+
+def check_descriptors() -> None:
+    """RefusedError when the limit of open files (ulimit -n) is below 16: a write
+    opens its lock's owner file, temp files and pipes (dr_descriptors_ok: bash
+    took a failed open for another writer's lock). Said before anything is made."""
+    try:
+        limit = os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        return
+    if 0 <= limit < DESCRIPTORS_NEEDED:
+        raise RefusedError(
+            f"too few file descriptors: the limit is {limit} (ulimit -n),"
+            f" a write needs {DESCRIPTORS_NEEDED}"
+        )
 
 
 def run_checker(

@@ -308,7 +308,13 @@ def install_hooks(
 ) -> tuple[str, list[str]]:
     """Merges the three hooks into file (default: the runtime's own); returns the
     file and the events added (none: they were all there, nothing changed). Raises
-    UsageError (2) or RefusedError (1, the file left as it was)."""
+    UsageError (2) or RefusedError (1, the file left as it was). The read, merge
+    and replace run under a lock beside the file (.<name>.lock, waited for
+    DR_SNAPSHOT_LOCK_TIMEOUT seconds, 10 by default), so that two installers at
+    once never lose each other's entries; a first read before it means a
+    refusal or "already there" takes no lock and creates nothing."""
+    from .flags import seconds_env
+
     if runtime not in ("claude", "codex"):
         raise UsageError("--runtime must be claude or codex")
     path = file or default_file(runtime)
@@ -316,6 +322,32 @@ def install_hooks(
     if "{hook}" not in template:
         raise UsageError(BAD_TEMPLATE)
     commands = [template.replace("{hook}", hook) for _, _, hook, _ in EVENTS]
+    timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
+    added, _, _ = _merge(path, commands)
+    if not added:
+        return path, added
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        try:
+            os.makedirs(directory)
+        except OSError:
+            raise RefusedError("cannot create the directory of --file") from None
+    from .errors import LockBusyError
+    from .lock import held_lock
+
+    try:
+        with held_lock(os.path.join(directory, f".{os.path.basename(path)}.lock"), timeout):
+            # As the file is now: another installer may have changed it since.
+            added, content, exists = _merge(path, commands)
+            if added:
+                _replace(path, content, exists)
+    except LockBusyError as exc:
+        raise RefusedError(exc.message) from None
+    return path, added
+
+
+def _merge(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
+    """The events missing from path, the merged file, and whether path exists."""
     if os.path.islink(path):
         raise RefusedError("--file is a symlink; pass the file it points to")
     exists = os.path.lexists(path)
@@ -329,15 +361,7 @@ def install_hooks(
         except OSError:
             raise RefusedError("--file cannot be read") from None
     added, content = splice(data, commands)
-    if added:
-        directory = os.path.dirname(path) or "."
-        if not os.path.isdir(directory):
-            try:
-                os.makedirs(directory)
-            except OSError:
-                raise RefusedError("cannot create the directory of --file") from None
-        _replace(path, content, exists)
-    return path, added
+    return added, content, exists
 
 
 def _replace(path: str, content: bytes, exists: bool) -> None:

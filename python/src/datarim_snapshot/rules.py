@@ -84,6 +84,8 @@ _CONTROL = _CONTROL_OR_TAB - {"\t"}
 _SHOWN = {c: "?" for c in [*range(0x20), 0x7F]}
 # shown_message(): every control character (the set above, tab included) becomes "?".
 _SHOWN_MESSAGE = {ord(c): "?" for c in _CONTROL_OR_TAB}
+# shown_text(): the same but for line feeds and tabs (and CR before LF, below).
+_SHOWN_TEXT = {ord(c): "?" for c in _CONTROL_OR_TAB - {"\t", "\n"}}
 
 
 def session_id_ok(value: str) -> bool:
@@ -341,6 +343,13 @@ def shown_message(text: str) -> str:
     """A message line as dr_err prints it: every control character of spec §2
     (C0, DEL, C1, U+2028/2029, U+FFFE/FFFF, the format characters) becomes '?'."""
     return text.translate(_SHOWN_MESSAGE)
+
+
+def shown_text(text: str) -> str:
+    """shown_message for text of many lines (dr_shown_text_into): line ends (LF,
+    and CR LF) and tabs stay; a CR anywhere else and every other control
+    character, ESC included, become '?'."""
+    return "\r\n".join(part.translate(_SHOWN_TEXT) for part in text.split("\r\n"))
 
 
 _compiled: dict[bytes, re.Pattern[bytes]] = {}

@@ -10,7 +10,7 @@ import os
 
 from . import git_anchor
 from .errors import MalformedError, RefusedError
-from .flags import parse_flags, seconds_env
+from .flags import check_descriptors, parse_flags, seconds_env
 from .inputs import one_stdin, read_input, read_prefix, require_readable
 from .lock import held_lock
 from .publish import artifact_dir, publish
@@ -422,6 +422,7 @@ def write_session_handoff(
     if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
         return None
     timeout = seconds_env("DR_SESSION_LOCK_TIMEOUT", 60)
+    check_descriptors()
     tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
     one_stdin(("--active-tasks-file", tasks_path), ("--body-file", body_path))
     if not session_id_ok(session):

@@ -14,7 +14,7 @@ import os
 from . import git_anchor, jsonout
 from .cta_parse import read_cta_chunks
 from .errors import RefusedError
-from .flags import parse_flags, seconds_env
+from .flags import check_descriptors, parse_flags, seconds_env
 from .inputs import InputFile, read_up_to, require_readable
 from .publish import check_publish
 from .records import FrozenRecord
@@ -113,6 +113,7 @@ def emit_stage_snapshot(
     if lock_timeout is None:
         lock_timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
     timeout = lock_timeout
+    check_descriptors()
     if task is not None:
         check_task_flag(task)
     stamp = captured_at or now_utc()

@@ -12,7 +12,7 @@ from .errors import DatarimError, LockBusyError, MalformedError, UsageError, qui
 from .flags import parse_flags, seconds_env
 from .lock import held_lock
 from .roots import reader_root, writer_root
-from .rules import is_timestamp, task_id_ok
+from .rules import is_timestamp, shown_text, task_id_ok
 from .snapshot_resume import pick_task
 from .snapshot_validator import check_snapshot_file, read_snapshot, snapshot_relpath
 from .snapshot_writer import now_utc
@@ -60,7 +60,11 @@ def show_command(argv: Sequence[str], console: Console) -> int:
     task = _task(flags)
     root = reader_root(flags.get("root"))
     snapshot = read_snapshot(root, task)
-    console.write(show_json(task, snapshot) if flags.get("json") else snapshot.data)
+    if flags.get("json"):
+        console.write(show_json(task, snapshot))
+    else:
+        # A terminal shows it: escape sequences and other controls of the body as '?'.
+        console.write(shown_text(snapshot.data.decode("utf-8")).encode("utf-8"))
     return 0
 
 

@@ -10,7 +10,7 @@ import time
 
 from . import git_anchor
 from .errors import RefusedError
-from .flags import parse_flags, seconds_env
+from .flags import check_descriptors, parse_flags, seconds_env
 from .inputs import one_stdin, read_input, require_readable
 from .lock import held_lock
 from .publish import artifact_dir, publish
@@ -280,6 +280,7 @@ def save_stage_snapshot(
     if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
         return None
     timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    check_descriptors()
     options_path = os.fspath(options_file) if options_file is not None else ""
     body_path = os.fspath(body_file)
     one_stdin(("--body-file", body_path), ("--options-file", options_path))
