@@ -314,10 +314,11 @@ dr_lock_nap() {
 
 # dr_lock_wait: dr_lock_acquire's loop.
 dr_lock_wait() {
-  local prog=$1 lock=$2 tries pid start host record status mkdir_error began=$SECONDS lost=0 spread=0
+  local prog=$1 lock=$2 tries pid start host record status mkdir_error began now lost=0 spread=0
   # shellcheck disable=SC2034 # dr_lock_recover reads and sets it by name
   local lock_watch='0 0 0 '
   tries=$(($3 * 50))
+  dr_lock_clock began
   pid=${BASHPID:-$$}
   dr_process_start "$pid" start
   dr_host_name host
@@ -371,8 +372,11 @@ dr_lock_wait() {
       fi
     fi
     # Polls at least 20 ms apart, so 50 of them take a second or more; the
-    # clock besides, when polls run slow (a loaded machine).
-    if [ "$tries" -le 0 ] || [ $((SECONDS - began)) -gt "$3" ]; then
+    # clock besides, when polls run slow (a loaded machine). The clock that
+    # times the orphan grace, so that a timeout shorter than the grace always
+    # comes first (whole SECONDS could run a 1 s wait past the 2 s grace).
+    dr_lock_clock now
+    if [ "$tries" -le 0 ] || [ $((now - began)) -gt $(($3 * 1000000)) ]; then
       dr_err "$prog" "lock busy: another writer holds ${lock##*/} (waited $3 s); retry later"
       return 3
     fi
