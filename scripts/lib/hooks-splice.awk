@@ -14,7 +14,7 @@
 # object; each of its SessionStart, UserPromptSubmit and Stop, when there,
 # an array. An event whose groups already run our command exactly is left
 # alone; otherwise one group is added to it:
-#   SessionStart      {"matcher": "clear|compact|resume", "hooks": [{"type": "command", "command": ..., "timeout": 10}]}
+#   SessionStart      {"matcher": "clear|compact|resume|fork", "hooks": [{"type": "command", "command": ..., "timeout": 10}]}
 #   UserPromptSubmit  {"hooks": [{"type": "command", "command": ..., "timeout": 10}]}
 #   Stop              {"hooks": [{"type": "command", "command": ..., "timeout": 30}]}
 # A missing event becomes a member of "hooks"; a missing "hooks" a member of
@@ -159,7 +159,7 @@ BEGIN {
     parse_document()
     if (DUP) exit 7
 
-    EVENT[1] = "SessionStart"; MATCHER[1] = "clear|compact|resume"; TIMEOUT[1] = 10
+    EVENT[1] = "SessionStart"; MATCHER[1] = "clear|compact|resume|fork"; TIMEOUT[1] = 10
     EVENT[2] = "UserPromptSubmit"; MATCHER[2] = ""; TIMEOUT[2] = 10
     EVENT[3] = "Stop"; MATCHER[3] = ""; TIMEOUT[3] = 30
     UNIT = ROOT_COUNT ? step_of(ROOT_START, ROOT_FIRST) : ""

@@ -138,7 +138,7 @@ session_resume_block() {
   # Printed by bash, not awk, so that a stdout that cannot be written ends
   # the writer as it ends any shell tool (after the save).
   out=$(DR_SESSION=$2 DR_RECOMMENDED_NEXT=$3 DR_NEXT_ACTION=$4 DR_TASK_IDS=$5 DR_TASKS_MD=$tasks_md \
-    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/session-resume-block.awk" </dev/null && printf .) ||
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/task-list.awk" -f "$dir/session-resume-block.awk" </dev/null && printf .) ||
     return 0
   printf '%s' "${out%.}" || :
 }

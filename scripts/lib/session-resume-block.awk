@@ -4,48 +4,8 @@
 # ENVIRON: DR_SESSION, DR_RECOMMENDED_NEXT, DR_NEXT_ACTION (as saved),
 #          DR_TASK_IDS (active tasks, one space apart), DR_TASKS_MD (the
 #          path of datarim/tasks.md, or "" when there is none).
-# Prints the block on stdout. Needs datarim-rules.awk before it.
-
-# s made safe to show on one line: invalid UTF-8 bytes become "?" and
-# control characters spaces; backticks go, and so does every "$(" with
-# what follows up to the next ")"; runs of spaces become one; no leading
-# "/" or space, no trailing space; at most 55 characters, cut after a
-# whole word with "…". Only the first 4096 bytes of s are read.
-function sanitize(s,    arr, n, i, len, c, out, o, skip, f, m, keep, k) {
-    s = substr(s, 1, 4096)
-    n = str_bytes(s, arr)
-    o = 0
-    skip = 0
-    for (i = 1; i <= n; i += len) {
-        len = utf8_char(arr, i, n)
-        if (!len) { len = 1; c = "?" }
-        else if (is_control(UTF8_CP, 0)) c = " "
-        else c = substr(s, i, len)
-        if (skip) { if (c == ")") skip = 0; continue }
-        if (c == "`") continue
-        if (c == "(" && o && out[o] == "$") { o--; skip = 1; continue }
-        out[++o] = c
-    }
-    m = 0
-    for (i = 1; i <= o; i++) {
-        c = out[i]
-        if (!m && (c == " " || c == "/")) continue
-        if (c == " " && f[m] == " ") continue
-        f[++m] = c
-    }
-    if (m && f[m] == " ") m--
-    keep = m
-    if (m > 55) {
-        keep = 54
-        if (f[55] != " ") {
-            for (k = 54; k >= 1 && f[k] != " "; k--) ;
-            if (k >= 1) keep = k - 1
-        }
-    }
-    c = ""
-    for (i = 1; i <= keep; i++) c = c f[i]
-    return m > 55 ? c "\342\200\246" : c
-}
+# Prints the block on stdout. Needs datarim-rules.awk and task-list.awk
+# before it.
 
 # The first word after the command that is a task ID, or "".
 function named_task(command,    w, n, k) {
@@ -56,9 +16,14 @@ function named_task(command,    w, n, k) {
 
 # The title that the first line of tasks.md naming task (as a whole ID)
 # gives it: the text after the ID, past separators, up to a "|".
-function task_title(path, task,    line, P, n, k, p, rest, c, bar, found) {
+function task_title(path, task,    line, P, n, k, p, rest, c, bar, found, T) {
     found = ""
     while (found == "" && (getline line < path) > 0) {
+        # A thin or rich task-list line: its title field (task-list.awk).
+        if (task_line(line, T) && T["form"] != "plain") {
+            if (T["id"] == task) found = "\001" T["title"]
+            continue
+        }
         n = occurrences(line, task, P)
         for (k = 1; k <= n; k++) {
             p = P[k]

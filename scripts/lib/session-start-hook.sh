@@ -10,7 +10,7 @@
 # prints {"hookSpecificOutput":{"hookEventName":"SessionStart",
 # "additionalContext":"<resume text>"}}, the text cut to DATARIM_RESUME_BUDGET
 # characters (default 9000) with a visible marker. It never blocks a session:
-# on any failure, and for sources other than clear, compact and resume, it
+# on any failure, and for sources other than clear, compact, resume and fork, it
 # prints nothing and returns 0. Sourcing defines session_start_* functions
 # (plus those of the libraries it loads) and nothing else.
 
@@ -45,6 +45,43 @@ session_start_payload() {
   printf -v "$2" '%s' "${fields#*$'\n'}"
 }
 
+# session_start_choice <root> <budget>: with several active tasks (the Task
+# Resolution Rule), prints the hook output that lists them, each with its
+# snapshot's stage, time and recommended command, and asks the agent to let
+# the operator choose; nothing with fewer than two.
+session_start_choice() {
+  local LC_ALL=C entries entry task title count=0 text='' line snapshot status stage at next options cta frames=''
+  resume_active_entries "$1" entries
+  while IFS= read -r entry; do
+    [ -n "$entry" ] || continue
+    count=$((count + 1))
+    task=${entry%%$'\t'*}
+    title=${entry#*$'\t'}
+    line="- $task${title:+ — $title}: "
+    snapshot=''
+    status=0
+    resume_read_snapshot "$1" "$task" snapshot || status=$?
+    if [ "$status" -eq 0 ]; then
+      snapshot_field "$snapshot" stage stage
+      snapshot_field "$snapshot" captured_at at
+      snapshot_field "$snapshot" recommended_next next
+      snapshot_field "$snapshot" options options
+      resume_recommended_cta "$task" "$next" "$options" cta
+      resume_option_command "$cta" next
+      line="$line$stage snapshot of $at, recommended $next"
+    elif [ "$status" -eq 1 ]; then
+      line="${line}no snapshot"
+    else
+      line="${line}no valid snapshot"
+    fi
+    text=$text$line$'\n'
+  done <<<"$entries"
+  [ "$count" -ge 2 ] || return 0
+  text="datarim: $count tasks are active in this workspace. Ask the operator which one to resume, then run its recommended command:"$'\n'$text
+  resume_frame prompt "$text" frames
+  resume_render hook snapshot '' "$2" "$frames" || :
+}
+
 # session_start_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 session_start_hook() { dr_call session_start_hook_body "$@"; } # with our shell options
 session_start_hook_body() {
@@ -54,12 +91,15 @@ session_start_hook_body() {
   [ "${DATARIM_DISABLE_RESUME_HOOK:-}" != 1 ] || return 0
   dr_seconds_env DATARIM_RESUME_BUDGET 9000 budget || return 0
   session_start_payload source cwd || return 0
-  case $source in clear | compact | resume) ;; *) return 0 ;; esac
+  case $source in clear | compact | resume | fork) ;; *) return 0 ;; esac
   case $cwd in /*) ;; *) return 0 ;; esac
   [ -d "$cwd" ] || return 0
   dr_find_root root "$cwd"
   [ -d "$root/datarim" ] || return 0
-  resume_pick_task session-start-hook "$root" '' task quiet || return 0
+  if ! resume_pick_task session-start-hook "$root" '' task quiet; then
+    session_start_choice "$root" "$budget"
+    return 0
+  fi
   if resume_read_snapshot "$root" "$task" snapshot; then
     snapshot_field "$snapshot" recommended_next next
     snapshot_field "$snapshot" options options

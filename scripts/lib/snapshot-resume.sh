@@ -30,27 +30,34 @@ _resume_load() {
 _resume_load
 unset -f _resume_load
 
-# resume_active_tasks <root> <out-var>: the task IDs listed under the
-# `## Active Tasks` heading of <root>/datarim/activeContext.md (lines
-# `- **<ID>** ...`, up to the next level-1 or level-2 heading), in order,
-# each once, space-separated; empty when there are none or no file.
-resume_active_tasks() {
-  local LC_ALL=C file=$1/datarim/activeContext.md line id found='' inside=''
+# resume_active_entries <root> <out-var>: the active tasks of the knowledge
+# base as task-list.awk prints them ("<ID>\t<title>\n" each, in order, each
+# ID once): those under `## Active Tasks` in datarim/activeContext.md, or,
+# when there is no such file, under `## Active` in datarim/tasks.md. Empty
+# when there are none or no readable file.
+resume_active_entries() {
+  local LC_ALL=C dir file=$1/datarim/activeContext.md heading='## Active Tasks' out status=0
   printf -v "$2" '%s' ''
+  if [ ! -e "$file" ] && [ ! -L "$file" ]; then
+    file=$1/datarim/tasks.md
+    heading='## Active'
+  fi
   { [ -f "$file" ] && [ -r "$file" ]; } || return 0
-  while IFS= read -r line || [ -n "$line" ]; do
-    line=${line%$'\r'}
-    if [ -z "$inside" ]; then
-      [ "${line%"${line##*[! $'\t']}"}" = '## Active Tasks' ] && inside=1
-      continue
-    fi
-    case $line in '#' | '##' | '# '* | '## '* | "#"$'\t'* | "##"$'\t'*) break ;; esac
-    case $line in '- **'?*'**'*) ;; *) continue ;; esac
-    id=${line#'- **'}
-    id=${id%%'**'*}
-    dr_task_id_ok "$id" || continue
-    case " $found " in *" $id "*) ;; *) found=${found:+$found }$id ;; esac
-  done <"$file"
+  dr_lib_dir_into dir
+  out=$(DR_TASK_LIST=$file DR_TASK_SECTION=$heading LC_ALL=C \
+    awk -f "$dir/datarim-rules.awk" -f "$dir/task-list.awk" </dev/null && printf .) || status=$?
+  [ "$status" -eq 0 ] || return 0
+  printf -v "$2" '%s' "${out%.}"
+}
+
+# resume_active_tasks <root> <out-var>: the IDs of resume_active_entries,
+# space-separated.
+resume_active_tasks() {
+  local LC_ALL=C entries entry found=''
+  resume_active_entries "$1" entries
+  while IFS= read -r entry; do
+    [ -n "$entry" ] && found=${found:+$found }${entry%%$'\t'*}
+  done <<<"$entries"
   printf -v "$2" '%s' "$found"
 }
 

@@ -32,7 +32,7 @@ SCRIPT = REPO / "dev-tools" / "install-hooks.sh"
 SUITE = REPO / "tests" / "conformance" / "suites" / "install-hooks"
 TEMPLATE = "/opt/datarim/dev-tools/{hook}.sh"
 EVENTS = [
-    ("SessionStart", "clear|compact|resume", "session-start-hook", 10),
+    ("SessionStart", "clear|compact|resume|fork", "session-start-hook", 10),
     ("UserPromptSubmit", "", "prompt-hook", 10),
     ("Stop", "", "stop-hook", 30),
 ]

@@ -31,7 +31,7 @@ PROGRAM = "install-hooks"
 FILE_LIMIT = 1048576
 # (event, matcher, hook, timeout): what each event runs.
 EVENTS = (
-    ("SessionStart", "clear|compact|resume", "session-start-hook", 10),
+    ("SessionStart", "clear|compact|resume|fork", "session-start-hook", 10),
     ("UserPromptSubmit", "", "prompt-hook", 10),
     ("Stop", "", "stop-hook", 30),
 )

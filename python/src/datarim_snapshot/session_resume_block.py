@@ -8,61 +8,16 @@ from __future__ import annotations
 
 import os
 
-from .rules import is_control, occurrences, task_id_ok
+from .rules import occurrences, task_id_ok
+from .task_list import sanitize, task_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-TITLE_MAX = 55
-SANITIZE_READ = 4096
 _ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 _SEPARATORS = b" \t*_`:|]).-"
 _DASHES = ("\u2014".encode(), "\u2013".encode())
-
-
-def sanitize(value: bytes) -> str:
-    """value made safe to show on one line: invalid UTF-8 bytes become "?" and
-    control characters spaces; backticks go, and so does every "$(" with what
-    follows up to the next ")"; runs of spaces become one; no leading "/" or
-    space, no trailing space; at most 55 characters, cut after a whole word
-    with "…". Only the first 4096 bytes of value are read."""
-    decoded = value[:SANITIZE_READ].decode("utf-8", "surrogateescape")
-    out: list[str] = []
-    skip = False
-    for char in decoded:
-        if "\udc80" <= char <= "\udcff":
-            char = "?"
-        elif is_control(char):  # a tab too
-            char = " "
-        if skip:
-            if char == ")":
-                skip = False
-            continue
-        if char == "`":
-            continue
-        if char == "(" and out and out[-1] == "$":
-            out.pop()
-            skip = True
-            continue
-        out.append(char)
-    kept: list[str] = []
-    for char in out:
-        if not kept and char in " /":
-            continue
-        if char == " " and kept and kept[-1] == " ":
-            continue
-        kept.append(char)
-    if kept and kept[-1] == " ":
-        kept.pop()
-    if len(kept) <= TITLE_MAX:
-        return "".join(kept)
-    keep = TITLE_MAX - 1
-    if kept[keep] != " ":
-        space = "".join(kept[:keep]).rfind(" ")
-        if space >= 0:
-            keep = space
-    return "".join(kept[:keep]) + "\u2026"
 
 
 def named_task(command: str) -> str:
@@ -80,6 +35,12 @@ def task_title(path: str, task: str) -> str:
     with open(path, "rb") as handle:
         for raw in handle:
             line = raw[:-1] if raw.endswith(b"\n") else raw
+            entry = task_line(line)
+            if entry is not None and entry.form != "plain":
+                # A thin or rich task-list line: its title field.
+                if entry.task == task:
+                    return sanitize(entry.title)
+                continue
             for at in occurrences(line, needle):
                 if at > 0 and line[at - 1] in _ID_BYTES:
                     continue

@@ -4,7 +4,7 @@ Claude Code SessionStart hook.
 
 After /clear, a compaction or a resumed session, hands the agent its active
 task's resume text (see snapshot_resume.py). It never blocks a session: on any failure,
-and for sources other than clear, compact and resume, it prints nothing and
+and for sources other than clear, compact, resume and fork, it prints nothing and
 exits 0.
 """
 
@@ -13,10 +13,19 @@ from __future__ import annotations
 import os
 import sys
 
+from .errors import DatarimError, MissingError, UsageError
 from .flags import seconds_env
 from .hook_payload import load_payload, usable
 from .roots import discover_root
-from .snapshot_resume import pick_task, resume_output
+from .snapshot_resume import (
+    hook_text,
+    option_command,
+    pick_task,
+    recommended_cta,
+    resume_output,
+)
+from .snapshot_validator import read_snapshot
+from .task_list import active_entries
 from .texts import first_word_answer
 
 TYPE_CHECKING = False
@@ -27,7 +36,7 @@ if TYPE_CHECKING:
     from .console import Console
 
 PAYLOAD_LIMIT = 65536
-SOURCES = ("clear", "compact", "resume")
+SOURCES = ("clear", "compact", "resume", "fork")
 
 
 def parse_payload(data: bytes) -> tuple[str, str] | None:
@@ -60,10 +69,42 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     root = discover_root(cwd).path
     if not os.path.isdir(os.path.join(root, "datarim")):
         return None
-    task = pick_task(root, None)
+    try:
+        task = pick_task(root, None)
+    except UsageError:
+        return choice_output(root, budget)
     # A legacy document is read no further than the budget can reach: a
     # character is at most 4 bytes, and the cut lands before the last one read.
     return resume_output("hook", root, task, budget, read_limit=budget * 4 + 8)
+
+
+def choice_output(root: str, budget: int) -> bytes | None:
+    """With several active tasks (the Task Resolution Rule), the hook output that
+    lists them, each with its snapshot's stage, time and recommended command, and
+    asks the agent to let the operator choose; None with fewer than two."""
+    entries = active_entries(root)
+    if len(entries) < 2:
+        return None
+    lines = [
+        f"datarim: {len(entries)} tasks are active in this workspace. Ask the operator which"
+        " one to resume, then run its recommended command:"
+    ]
+    for task, title in entries:
+        line = f"- {task}{' — ' + title if title else ''}: "
+        try:
+            snapshot = read_snapshot(root, task)
+        except MissingError:
+            line += "no snapshot"
+        except DatarimError:
+            line += "no valid snapshot"
+        else:
+            cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
+            shown = b"%s snapshot of %s, recommended %s" % (
+                snapshot.stage, snapshot.captured_at, option_command(cta)
+            )
+            line += shown.decode("utf-8", "replace")
+        lines.append(line)
+    return hook_text("".join(line + "\n" for line in lines), budget)
 
 
 def session_start_command(argv: Sequence[str], console: Console) -> int:

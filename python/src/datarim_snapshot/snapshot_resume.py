@@ -18,8 +18,9 @@ from .inputs import read_prefix
 from .records import Record
 from .replay_render import render_replay_prompt
 from .roots import reader_root
-from .rules import bad_task, first_word, pattern, task_id_ok
+from .rules import bad_task, first_word, task_id_ok
 from .snapshot_validator import read_snapshot
+from .task_list import active_entries
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,9 +37,6 @@ LEGACY_DOCUMENTS = (
     "datarim/activeContext.md",
 )
 
-# Compiled on first use (rules.pattern): a resume given its task never reads them.
-_HEADING = rb"#{1,2}(?:[ \t]|\Z)"
-_BULLET = rb"- \*\*(.+?)\*\*"
 
 
 class LegacyDocument(Record):
@@ -55,31 +53,8 @@ class LegacyDocument(Record):
 
 
 def active_tasks(root: str) -> list[str]:
-    """The task IDs under `## Active Tasks` (lines `- **<ID>** ...`, up to the next
-    level-1 or level-2 heading), in order, each once."""
-    path = os.path.join(root, "datarim", "activeContext.md")
-    if not (os.path.isfile(path) and os.access(path, os.R_OK)):
-        return []
-    with open(path, "rb") as handle:
-        data = handle.read()
-    found: list[str] = []
-    inside = False
-    for raw in data.split(b"\n"):
-        line = raw.replace(b"\0", b"")  # the shell's `read` drops NUL bytes
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if not inside:
-            inside = line.rstrip(b" \t") == b"## Active Tasks"
-            continue
-        if pattern(_HEADING).match(line):
-            break
-        match = pattern(_BULLET).match(line)
-        if match is None:
-            continue
-        ident = match.group(1).decode("latin-1")
-        if task_id_ok(ident) and ident not in found:
-            found.append(ident)
-    return found
+    """The IDs of the active tasks (task_list.active_entries)."""
+    return [task for task, _ in active_entries(root)]
 
 
 def active_context_unreadable(root: str) -> bool:
@@ -271,7 +246,7 @@ def resume_output(
     text = legacy_text(task, documents)
     if fmt == "text":
         return text.encode()
-    return _hook(text, budget)
+    return hook_text(text, budget)
 
 
 def snapshot_output(
@@ -283,10 +258,10 @@ def snapshot_output(
         return text
     if fmt == "json":
         return snapshot_json(task, snapshot, cta, text, drift)
-    return _hook(text.decode(), budget)
+    return hook_text(text.decode(), budget)
 
 
-def _hook(text: str, budget: int) -> bytes | None:
+def hook_text(text: str, budget: int) -> bytes | None:
     cut = cut_to_budget(text, budget)
     return None if cut is None else hook_output(cut)
 
