@@ -76,14 +76,14 @@ resume_active_context_unreadable() {
 # named by --task, else the one active task. Returns 3 after saying why not
 # (nothing is said when quiet is set).
 resume_pick_task() {
-  local prog=$1 active count=0 id IFS=$' \t\n'
+  local prog=$1 active count=0 IFS=$' \t\n'
   if [ -n "$3" ]; then
     if [ -n "${5:-}" ]; then dr_task_id_ok "$3"; else dr_check_task_flag "$prog" "$3"; fi || return 3
     printf -v "$4" '%s' "$3"
     return 0
   fi
   resume_active_tasks "$2" active
-  for id in $active; do count=$((count + 1)); done
+  for _ in $active; do count=$((count + 1)); done
   if [ "$count" -eq 1 ]; then
     printf -v "$4" '%s' "$active"
     return 0

@@ -77,7 +77,7 @@ def test_property_legacy_output_is_the_same_in_awk_and_python(
     expected = {
         "text": text.encode(),
         "json": snapshot_resume.legacy_json("TUNE-0254", documents),
-        "hook": snapshot_resume._hook(text, budget),
+        "hook": snapshot_resume.hook_text(text, budget),
     }
     for fmt, want in expected.items():
         code, out = run_awk("resume-render.awk", {**env, "DR_FORMAT": fmt}, frames(documents))
