@@ -58,14 +58,15 @@ dr_publish_check() {
 # <content> to a private temp file (mode 600) inside the lock <dir>/.lock.<tag>
 # the caller holds, fsyncs it, removes a symlink standing at <dir>/<name> and
 # renames the temp file over it. A writer killed before the rename leaves its
-# temp file in its lock, which goes with the lock once the next writer has
-# taken it over and releases it: no write lists <dir>. With <sweep> non-empty
-# (the lock was just taken over from a dead writer), it first removes the
-# <dir>/.tmp.<tag>.* files that writers of earlier versions left in <dir>.
+# temp file in its lock. With <sweep> non-empty (the lock was just taken over
+# from a dead writer), it first removes the temp files the dead writer left in
+# the lock, so a lock never holds more than one however many writers die in
+# a row, and the <dir>/.tmp.<tag>.* files that writers of earlier versions
+# left in <dir>.
 dr_publish() {
   local prog=$1 dir=$2 target=$2/$3 lock=$2/.lock.$4 tmp stale status
   if [ -n "${6:-}" ]; then
-    for stale in "$dir/.tmp.$4."*; do
+    for stale in "$lock/tmp."* "$dir/.tmp.$4."*; do
       if [ -f "$stale" ] && [ ! -L "$stale" ]; then rm -f -- "$stale" 2>/dev/null || :; fi
     done
   fi

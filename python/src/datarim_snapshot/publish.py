@@ -5,8 +5,8 @@ mode 600.
 
 The temp file, ``tmp.<pid>.<random>``, is made inside the artefact's lock
 ``.lock.<ID>`` (lock.py) its writer holds: a writer killed before the rename
-leaves it there, and it goes with the lock once the next writer has taken the
-lock over and releases it. No write lists the artefact's directory.
+leaves it there, and the next writer, taking the lock over, removes it first,
+so a lock never holds more than one however many writers die in a row.
 """
 
 from __future__ import annotations
@@ -66,9 +66,19 @@ def check_target(directory: str, name: str) -> None:
 def publish(directory: str, name: str, tag: str, content: bytes, sweep: bool = False) -> None:
     """Atomically replaces directory/name with content (mode 600). Call it holding
     the lock directory/.lock.<tag>; with sweep (the lock was just taken over
-    from a dead writer) it first removes the directory/.tmp.<tag>.* files that
-    writers of earlier versions left there."""
+    from a dead writer) it first removes the temp files the dead writer left in
+    the lock and the directory/.tmp.<tag>.* files that writers of earlier
+    versions left in the directory."""
+    lock = os.path.join(directory, f".lock.{tag}")
     if sweep:
+        try:
+            left = os.listdir(lock)
+        except OSError:
+            left = []
+        for entry in left:
+            path = os.path.join(lock, entry)
+            if entry.startswith("tmp.") and os.path.isfile(path) and not os.path.islink(path):
+                unlink_quietly(path)
         prefix = f".tmp.{tag}."
         try:
             entries = os.listdir(directory)
@@ -81,7 +91,7 @@ def publish(directory: str, name: str, tag: str, content: bytes, sweep: bool = F
     target = os.path.join(directory, name)
     shown = f"datarim/{os.path.basename(directory)}/{name}"
     check_target(directory, name)
-    tmp = os.path.join(directory, f".lock.{tag}", f"tmp.{os.getpid()}.{random15()}")
+    tmp = os.path.join(lock, f"tmp.{os.getpid()}.{random15()}")
     try:
         fd = os.open(
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
