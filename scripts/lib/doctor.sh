@@ -62,7 +62,7 @@ doctor_problem() {
 # valid (the resume's own reader decides), else its legacy context (which
 # always holds datarim/activeContext.md, where the task is listed).
 doctor_resume_of() {
-  local state=missing status=0 after='after /clear, a compaction or a resume' snapshot=''
+  local state=missing status=0 after='after /clear, a compaction, a resume or a fork' snapshot=''
   resume_read_snapshot "$1" "$2" snapshot || status=$?
   if [ "$status" -eq 0 ]; then
     printf -v "$3" '%s' "the SessionStart hook resumes it from its snapshot $after"
@@ -80,7 +80,7 @@ doctor_active() {
   if [ "$count" -eq 1 ]; then
     doctor_resume_of "$1" "$active" resume
   elif [ "$count" -gt 1 ]; then
-    resume="the SessionStart hook stays silent: it resumes only a single active task, and there are $count (pass --task <ID> to resume-task)"
+    resume="the SessionStart hook lists the $count active tasks with their snapshots and asks which to resume (resume-task needs --task <ID>)"
   elif resume_active_context_unreadable "$1"; then
     resume='the SessionStart hook stays silent: datarim/activeContext.md cannot be read'
     doctor_problem 'datarim/activeContext.md cannot be read'

@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/session_start_hook.py
-# Claude Code SessionStart hook: after /clear, a compaction or a resumed
-# session, hand the agent its active task's resume text (snapshot-resume.sh)
-# so it carries on without the operator typing anything.
+# Claude Code SessionStart hook: after /clear, a compaction, a resumed or forked
+# session, hand the agent its active task's resume text (snapshot-resume.sh),
+# or with several active tasks the list to choose from, so it carries on
+# without the operator typing anything.
 #
 #   session_start_hook < hook-payload.json
 #

@@ -134,10 +134,6 @@ def test_the_git_top_level_is_named_as_the_reason(base: Path) -> None:
     ("setup", "words"),
     [
         (
-            lambda b: _active(b, "TUNE-0254", "TUNE-0031"),
-            "it resumes only a single active task, and there are 2",
-        ),
-        (
             lambda b: _active(b),
             'datarim/activeContext.md lists no task under "## Active Tasks"',
         ),
@@ -156,11 +152,20 @@ def test_why_the_session_start_hook_stays_silent(
     assert "the SessionStart hook stays silent: " + words in out
 
 
+def test_several_active_tasks_are_listed_for_the_operator_to_choose(base: Path) -> None:
+    _active(base, "TUNE-0254", "TUNE-0031")
+    code, out, facts = _both_forms(base)
+    assert code == 0, out
+    assert facts["active_tasks"]["tasks"] == ["TUNE-0254", "TUNE-0031"]
+    assert "the SessionStart hook lists the 2 active tasks with their snapshots" in out
+
+
 def test_an_active_task_without_a_snapshot_resumes_its_legacy_context(base: Path) -> None:
     _active(base, "TUNE-0254")
     code, out, facts = _both_forms(base)
     assert code == 0
-    assert "resumes it from its legacy context after /clear, a compaction or a resume" in out
+    after = "after /clear, a compaction, a resume or a fork"
+    assert f"resumes it from its legacy context {after}" in out
     assert "(its snapshot is missing)" in out
 
 

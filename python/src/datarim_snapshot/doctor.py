@@ -91,8 +91,8 @@ def _active(root: str, report: Report) -> dict[str, Any]:
         resume = _resume_of(root, tasks[0])
     elif tasks:
         resume = (
-            "the SessionStart hook stays silent: it resumes only a single active task,"
-            f" and there are {len(tasks)} (pass --task <ID> to resume-task)"
+            f"the SessionStart hook lists the {len(tasks)} active tasks with their snapshots"
+            " and asks which to resume (resume-task needs --task <ID>)"
         )
     elif active_context_unreadable(root):
         resume = "the SessionStart hook stays silent: datarim/activeContext.md cannot be read"
@@ -114,7 +114,7 @@ def _resume_of(root: str, task: str) -> str:
     from .errors import MalformedError
     from .snapshot_validator import read_snapshot
 
-    after = "after /clear, a compaction or a resume"
+    after = "after /clear, a compaction, a resume or a fork"
     try:
         read_snapshot(root, task)
     except MalformedError:

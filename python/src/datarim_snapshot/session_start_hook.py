@@ -2,8 +2,9 @@
 
 Claude Code SessionStart hook.
 
-After /clear, a compaction or a resumed session, hands the agent its active
-task's resume text (see snapshot_resume.py). It never blocks a session: on any failure,
+After /clear, a compaction, a resumed or forked session, hands the agent its
+active task's resume text (see snapshot_resume.py), or with several active
+tasks the list to choose from. It never blocks a session: on any failure,
 and for sources other than clear, compact, resume and fork, it prints nothing and
 exits 0.
 """
