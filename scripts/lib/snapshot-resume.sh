@@ -61,6 +61,22 @@ resume_active_tasks() {
   printf -v "$2" '%s' "$found"
 }
 
+# resume_task_listed <root> <task>: 0 when a task line of any status, in any
+# section of datarim/activeContext.md, tasks.md or backlog.md (those that are
+# readable files), names <task>.
+resume_task_listed() {
+  local LC_ALL=C dir name lists=''
+  for name in activeContext.md tasks.md backlog.md; do
+    if [ -f "$1/datarim/$name" ] && [ -r "$1/datarim/$name" ]; then
+      lists=$lists$1/datarim/$name$'\n'
+    fi
+  done
+  [ -n "$lists" ] || return 1
+  dr_lib_dir_into dir
+  DR_TASK_FIND=$2 DR_TASK_LISTS=$lists LC_ALL=C \
+    awk -f "$dir/datarim-rules.awk" -f "$dir/task-list.awk" </dev/null
+}
+
 # resume_active_context_unreadable <root>: 0 when something stands at
 # <root>/datarim/activeContext.md that cannot be read as a file (no read
 # permission, a directory, a dangling symlink): it lists no task, but not
@@ -236,6 +252,16 @@ resume_legacy_frames() {
   return "$found"
 }
 
+# resume_task_documented <root> <task>: 0 when one of the task's own legacy
+# documents (its task description or init task) is a readable file.
+resume_task_documented() {
+  local rel
+  for rel in "datarim/tasks/$2-task-description.md" "datarim/tasks/$2-init-task.md"; do
+    if [ -f "$1/$rel" ] && [ -r "$1/$rel" ]; then return 0; fi
+  done
+  return 1
+}
+
 # resume_emit <format> <root> <task> <cta-or-empty> <snapshot-or-empty>
 #   [<budget> <read-limit>]: prints the resume output in <format> (text, json
 # or hook): from <snapshot> (a record of resume_read_snapshot) when <cta> is
@@ -319,6 +345,11 @@ resume_task_main_body() {
     resume_recommended_cta "$task" "$next" "$options" cta
     resume_emit "$format" "$root" "$task" "$cta" "$snapshot"
     return
+  fi
+  # A task that exists nowhere (a mistyped ID) gets no other task's context.
+  if [ -z "$why" ] && ! resume_task_documented "$root" "$task" && ! resume_task_listed "$root" "$task"; then
+    dr_err "$prog" "nothing to resume for $task: no snapshot, no task document and no task list names it"
+    return 1
   fi
   if ! resume_legacy_frames "$root" "$task" 2147483647 frames; then
     if [ -n "$why" ]; then

@@ -10,6 +10,8 @@
 # DR_TASK_SECTION=<heading>, it prints "<ID>\t<title>\n" for each active task
 # under that "## " heading of the file (up to the next level-1 or level-2
 # heading), each ID once, in order; the title made safe to show (sanitize).
+# With DR_TASK_FIND=<ID> and DR_TASK_LISTS (file names, one a line) instead,
+# it exits 0 when a task line of any status in any of them names <ID>, else 1.
 # Needs LC_ALL=C (lengths are in bytes).
 
 # task_line(line, T): 1 when line is a task line, with T["id"], T["status"]
@@ -132,7 +134,24 @@ function print_active(path, heading,    line, inside, T, seen) {
     close(path)
 }
 
+# 1 when a task line of any status in any section of path names task.
+function names_task(path, task,    line, T, found) {
+    found = 0
+    while (!found && (getline line < path) > 0) {
+        sub(/\r$/, "", line)
+        found = task_line(line, T) && T["id"] == task
+    }
+    close(path)
+    return found
+}
+
 BEGIN {
+    if (ENVIRON["DR_TASK_FIND"] != "") {
+        rules_init()
+        n = split(ENVIRON["DR_TASK_LISTS"], lists, "\n")
+        for (i = 1; i <= n; i++) if (lists[i] != "" && names_task(lists[i], ENVIRON["DR_TASK_FIND"])) exit 0
+        exit 1
+    }
     if (ENVIRON["DR_TASK_LIST"] != "") {
         rules_init()
         print_active(ENVIRON["DR_TASK_LIST"], ENVIRON["DR_TASK_SECTION"])

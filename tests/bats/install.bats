@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # shellcheck disable=SC2030,SC2031 # each test exports its own DATARIM_RUNTIME
 # dev-tools/install.sh (spec §8) in throw-away runtimes and homes: after an
-# install the exact command lines of shared/compat/CALLS.md run this
+# install the exact command lines of tests/conformance/fixtures/CALLS.md run this
 # project's code, and --restore gives back every byte, mode and symlink the
 # runtime had: a fresh machine, a copy-mode and a symlink-mode reference
 # install, a second install, files changed in between.

@@ -20,7 +20,7 @@ from .replay_render import render_replay_prompt
 from .roots import reader_root
 from .rules import bad_task, first_word, task_id_ok
 from .snapshot_validator import read_snapshot
-from .task_list import active_entries
+from .task_list import active_entries, task_listed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -141,6 +141,16 @@ def legacy_documents(root: str, task: str, limit: int | None = None) -> list[Leg
         nul = data.find(b"\0")
         documents.append(LegacyDocument(rel, data if nul < 0 else data[:nul]))
     return documents
+
+
+def task_documented(root: str, task: str) -> bool:
+    """True when one of the task's own legacy documents (its task description or
+    init task) is a readable file."""
+    for template in LEGACY_DOCUMENTS[:2]:
+        path = os.path.join(root, template.format(task=task))
+        if os.path.isfile(path) and os.access(path, os.R_OK):
+            return True
+    return False
 
 
 def legacy_text(task: str, documents: Sequence[LegacyDocument]) -> str:
@@ -334,6 +344,14 @@ def resume_command(argv: Sequence[str], console: Console) -> int:
         console.write(snapshot_output(fmt, root, task, snapshot, cta) or b"")
         return 0
     documents = legacy_documents(root, task)
+    # A task that exists nowhere (a mistyped ID) gets no other task's context.
+    if not why and not task_documented(root, task) and not task_listed(root, task):
+        console.error(
+            RESUME,
+            f"nothing to resume for {task}: no snapshot, no task document"
+            " and no task list names it",
+        )
+        return 1
     if not documents:
         if why:
             console.error(

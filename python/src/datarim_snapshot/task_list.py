@@ -160,3 +160,28 @@ def active_entries(root: str) -> list[tuple[str, str]]:
         if entry is not None and entry.active and entry.task not in found:
             found[entry.task] = sanitize(entry.title)
     return list(found.items())
+
+
+TASK_LISTS = ("activeContext.md", "tasks.md", "backlog.md")
+
+
+def task_listed(root: str, task: str) -> bool:
+    """True when a task line of any status, in any section of the knowledge
+    base's task lists (TASK_LISTS that are readable files), names task."""
+    for name in TASK_LISTS:
+        path = os.path.join(root, "datarim", name)
+        if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+            continue
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        for raw in data.split(b"\n"):
+            line = raw.replace(b"\0", b"")
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            entry = task_line(line)
+            if entry is not None and entry.task == task:
+                return True
+    return False
