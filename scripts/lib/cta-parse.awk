@@ -19,7 +19,9 @@
 # is no part of this task's options. A fenced block (``` or ~~~) quotes text:
 # nothing in it counts. Every token has an English twin, read alike and in
 # any mix: **Next step — {ID}**, **QA failed for / **Expectations BLOCKED
-# for, **recommended**, alternative, Other active tasks.
+# for, **recommended**, alternative, Other active tasks. Where the block has
+# " — " (U+2014), " – " (U+2013) and " - " are read alike: an answer that
+# writes the near miss still leaves its snapshot.
 
 function cta_refuse(msg) {
     printf "%s", msg
@@ -76,14 +78,26 @@ function stage_header_id(line,    p, id) {
     return id ~ /^[A-Za-z0-9-]+$/ ? id : ""
 }
 
+# The length of the separator at byte p of s: " — " (the pipelines'), or the
+# near misses an answer writes instead, " – " and " - "; 0 when none is there.
+function sep_at(s, p,    i) {
+    for (i = 1; i <= NSEPS; i++) if (substr(s, p, length(SEPS[i])) == SEPS[i]) return length(SEPS[i])
+    return 0
+}
+
 # Splits option k's text t: sets CMD ("" for a plain-text option), HAS_CMD,
 # MARK ("primary", "alternative" or ""), MARK_TEXT (the marker as written)
 # and PURPOSE (the marker dropped).
-function cta_option(t, k,    tick, rest, p, bare) {
-    CMD = ""; HAS_CMD = 0; MARK = ""; MARK_TEXT = ""
+function cta_option(t, k,    tick, rest, p, n, bare, i) {
+    CMD = ""; HAS_CMD = 0; MARK = ""; MARK_TEXT = ""; MARK_SEP = 0
     # A line ending in " — " lost its last blank with the trailing blanks.
-    bare = substr(SEP, 1, length(SEP) - 1)
-    if (length(t) >= length(bare) && substr(t, length(t) - length(bare) + 1) == bare) t = t " "
+    for (i = 1; i <= NSEPS; i++) {
+        bare = substr(SEPS[i], 1, length(SEPS[i]) - 1)
+        if (length(t) >= length(bare) && substr(t, length(t) - length(bare) + 1) == bare) {
+            t = t " "
+            break
+        }
+    }
     if (substr(t, 1, 1) == "`") {
         tick = index(substr(t, 2), "`")
         if (!tick) cta_refuse("CTA option " k ": the command's closing backtick is missing")
@@ -91,24 +105,28 @@ function cta_option(t, k,    tick, rest, p, bare) {
         HAS_CMD = 1
         if (substr(CMD, 1, 1) != "/") cta_refuse("CTA option " k ": the command `" CMD "` does not start with /")
         rest = substr(t, tick + 2)
-        if (rest != "" && index(rest, SEP) != 1)
+        n = sep_at(rest, 1)
+        if (rest != "" && !n)
             cta_refuse("CTA option " k ": want '" SEP "' between the command and its purpose")
-        rest = substr(rest, length(SEP) + 1)
+        rest = substr(rest, n + 1)
     } else {
-        p = index(t, SEP)
-        rest = p ? substr(t, p + length(SEP)) : ""
+        # The first separator of any kind.
+        for (p = 1; p <= length(t); p++) if (substr(t, p, 1) == " " && (n = sep_at(t, p))) break
+        rest = p <= length(t) ? substr(t, p + n) : ""
     }
     if (marked(rest, PRIMARY)) MARK = "primary"
     else if (marked(rest, PRIMARY_EN)) MARK = "primary"
     else if (marked(rest, ALTERNATIVE) || marked(rest, ALTERNATIVE_EN)) MARK = "alternative"
-    PURPOSE = MARK == "" ? rest : substr(rest, length(MARK_TEXT SEP) + 1)
+    PURPOSE = MARK == "" ? rest : substr(rest, length(MARK_TEXT) + MARK_SEP + 1)
 }
 
-# 1 when the purpose text starts with the marker word (alone, or before SEP);
-# sets MARK_TEXT to it.
-function marked(rest, word) {
-    if (rest != word && index(rest, word SEP) != 1) return 0
+# 1 when the purpose text starts with the marker word (alone, or before a
+# separator); sets MARK_TEXT to it and MARK_SEP to the separator's length.
+function marked(rest, word,    n) {
+    if (rest == word) n = 0
+    else if (index(rest, word) != 1 || !(n = sep_at(rest, length(word) + 1))) return 0
     MARK_TEXT = word
+    MARK_SEP = n
     return 1
 }
 
@@ -126,6 +144,7 @@ BEGIN {
     ALTERNATIVE = "альтернатива"
     ALTERNATIVE_EN = "alternative"
     SEP = " — "
+    NSEPS = split(SEP "\n \342\200\223 \n - ", SEPS, "\n")
     MIDDOT = " · "
     MAX_OPTIONS = 5
     found = 0; state = ""; n = 0; fence = ""

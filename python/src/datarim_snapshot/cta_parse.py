@@ -9,7 +9,9 @@ is ignored. Inside it, "N. ..." lines are options until a line starting
 is no part of this task's options. A fenced block (``` or ~~~) quotes text:
 nothing in it counts. Every token has an English twin, read alike and in any
 mix: **Next step — {ID}**, **QA failed for / **Expectations BLOCKED for,
-**recommended**, alternative, Other active tasks.
+**recommended**, alternative, Other active tasks. Where the block has " — "
+(U+2014), " – " (U+2013) and " - " are read alike: an answer that writes the
+near miss still leaves its snapshot.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ MIDDOT = " · ".encode()
 MAX_OPTIONS = 5
 
 _SEP = SEP.encode()
+# The near misses an answer writes instead of " — ", read alike (spec §7).
+_SEPS = (_SEP, " – ".encode(), b" - ")
 _PRIMARIES = (PRIMARY.encode(), PRIMARY_EN.encode())
 _ALTERNATIVES = (ALTERNATIVE.encode(), ALTERNATIVE_EN.encode())
 _ID_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
@@ -195,7 +199,7 @@ def _option(text: bytes, number: int) -> _Option:
         raise RefusedError(f"CTA option {number} holds a control character")
     command: bytes | None = None
     # A line ending in " — " lost its last blank with the trailing blanks.
-    parsed = text + b" " if text.endswith(_SEP[:-1]) else text
+    parsed = text + b" " if any(text.endswith(sep[:-1]) for sep in _SEPS) else text
     if parsed.startswith(b"`"):
         tick = parsed.find(b"`", 1)
         if tick < 0:
@@ -206,26 +210,37 @@ def _option(text: bytes, number: int) -> _Option:
                 f"CTA option {number}: the command `{command.decode()}` does not start with /"
             )
         rest = parsed[tick + 1 :]
-        if rest and not rest.startswith(_SEP):
+        width = _separator_at(rest, 0)
+        if rest and not width:
             raise RefusedError(
                 f"CTA option {number}: want '{SEP}' between the command and its purpose"
             )
-        rest = rest[len(_SEP) :]
+        rest = rest[width:]
     else:
-        sep = parsed.find(_SEP)
-        rest = parsed[sep + len(_SEP) :] if sep >= 0 else b""
+        # The first separator of any kind.
+        rest = b""
+        for at in range(len(parsed)):
+            width = _separator_at(parsed, at)
+            if width:
+                rest = parsed[at + width :]
+                break
     mark = next((word for word in _PRIMARIES + _ALTERNATIVES if _marked(rest, word)), b"")
     primary = mark in _PRIMARIES
     if mark:
-        rest = rest[len(mark + _SEP) :]
+        rest = rest[len(mark) + _separator_at(rest, len(mark)) :]
     # A plain-text option keeps its text; a command drops its marker word.
     item = text if command is None else command + b" | " + rest if rest else command
     return _Option(text, command, primary, mark, item)
 
 
+def _separator_at(text: bytes, at: int) -> int:
+    """The length of the separator at text[at:] (" — ", " – " or " - "); 0 when none."""
+    return next((len(sep) for sep in _SEPS if text.startswith(sep, at)), 0)
+
+
 def _marked(rest: bytes, word: bytes) -> bool:
-    """The purpose text starts with the marker word (alone, or before the separator)."""
-    return rest == word or rest.startswith(word + _SEP)
+    """The purpose text starts with the marker word (alone, or before a separator)."""
+    return rest == word or (rest.startswith(word) and _separator_at(rest, len(word)) > 0)
 
 
 def read_cta(path: str, task: str | None) -> CtaBlock:
