@@ -263,25 +263,35 @@ resume_task_documented() {
 }
 
 # resume_emit <format> <root> <task> <cta-or-empty> <snapshot-or-empty>
-#   [<budget> <read-limit>]: prints the resume output in <format> (text, json
-# or hook): from <snapshot> (a record of resume_read_snapshot) when <cta> is
-# given, else from the legacy documents, each read up to <read-limit> bytes
-# (default all). Returns 1, printing nothing, when there is nothing to print.
+#   [<budget> <read-limit> <notices>]: prints the resume output in <format>
+# (text, json or hook): from <snapshot> (a record of resume_read_snapshot) when
+# <cta> is given, else from the legacy documents, each read up to <read-limit>
+# bytes (default all). With <notices> non-empty (a resume, not a replay; the
+# hook always) the missed-turn notice goes first, and the hook says which
+# stage and time the snapshot is from. Returns 1, printing nothing, when
+# there is nothing to print.
 resume_emit() {
   local text frames='' drift field_extra field_body field_stage field_captured_at
-  local field_next field_options field_truncated
+  local field_next field_options field_truncated notice
   if [ -n "$4" ]; then
     snapshot_field "$5" extra field_extra
     snapshot_field "$5" body field_body
+    snapshot_field "$5" stage field_stage
+    snapshot_field "$5" captured_at field_captured_at
     git_drift_facts "$2" "$field_extra" drift
     resume_snapshot_text "$4" "$field_body" "$drift" text
+    if [ -n "${8:-}" ] || [ "$1" = hook ]; then
+      resume_missed_notice "$2" "$3" "$field_stage" "$field_captured_at" notice
+      text=$notice$text
+    fi
     if [ "$1" = text ]; then
       printf '%s' "$text"
       return 0
     fi
+    if [ "$1" = hook ]; then
+      text="datarim: $3 resumes from its $field_stage snapshot of $field_captured_at."$'\n\n'$text
+    fi
     resume_frame prompt "$text" frames
-    snapshot_field "$5" stage field_stage
-    snapshot_field "$5" captured_at field_captured_at
     snapshot_field "$5" recommended_next field_next
     snapshot_field "$5" options field_options
     snapshot_field "$5" truncated field_truncated
@@ -291,6 +301,21 @@ resume_emit() {
   fi
   resume_legacy_frames "$2" "$3" "${7:-2147483647}" frames || return 1
   resume_render "$1" legacy "$3" "${6:-}" "$frames"
+}
+
+# resume_missed_notice <root> <task> <stage> <captured_at> <out-var>: the note
+# that a stage turn after the snapshot left none (stop-hook.sh's
+# datarim/snapshots/.missed.<ID>, "<command> <time>", a time later than
+# <captured_at>), else empty.
+resume_missed_notice() {
+  local LC_ALL=C file=$1/datarim/snapshots/.missed.$2 line=''
+  printf -v "$5" '%s' ''
+  { [ -f "$file" ] && [ ! -L "$file" ]; } || return 0
+  { IFS= read -r -n 256 line || :; } 2>/dev/null <"$file"
+  [[ $line =~ ^(/dr-[a-z][a-z0-9-]*)\ ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)$ ]] || return 0
+  [[ ${BASH_REMATCH[2]} > $4 ]] || return 0
+  printf -v "$5" 'NOTE: the %s turn of %s left no snapshot; the snapshot below is from the %s stage, captured %s.\n\n' \
+    "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "$3" "$4"
 }
 
 # resume_replay_main: render-replay-prompt's command line (see the top).
@@ -343,7 +368,7 @@ resume_task_main_body() {
     snapshot_field "$snapshot" recommended_next next
     snapshot_field "$snapshot" options options
     resume_recommended_cta "$task" "$next" "$options" cta
-    resume_emit "$format" "$root" "$task" "$cta" "$snapshot"
+    resume_emit "$format" "$root" "$task" "$cta" "$snapshot" '' '' notices
     return
   fi
   # A task that exists nowhere (a mistyped ID) gets no other task's context.

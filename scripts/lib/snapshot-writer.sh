@@ -94,6 +94,10 @@ snapshot_publish() {
   dr_artifact_dir "$1" "$dir" || return 1
   dr_lock_acquire "$1" "$dir/.lock.$3" "$4" recovered || return $?
   dr_publish "$1" "$dir" "$3.snapshot.md" "$3" "$5" "$recovered" || status=$?
+  # A stage turn's record of leaving no snapshot (stop-hook.sh) is over now.
+  if [ "$status" -eq 0 ] && { [ -e "$dir/.missed.$3" ] || [ -L "$dir/.missed.$3" ]; }; then
+    rm -f -- "$dir/.missed.$3" 2>/dev/null || :
+  fi
   dr_lock_release "$dir/.lock.$3"
   return "$status"
 }

@@ -183,12 +183,15 @@ stop_hook_emit() {
   # No CTA header opening anywhere in the answer (a question, say): no CTA
   # block, so no snapshot is owed, and emit need not be read nor run. Only a
   # sure "none" (grep's 1) says so.
+  hook_now stamp
   LC_ALL=C grep -q -F -f "$dir/text/cta-headers.txt" -- "$2" 2>/dev/null || status=$?
-  [ "$status" -ne 1 ] || return 0
+  if [ "$status" -eq 1 ]; then
+    stop_hook_missed "$state" "$root" "$what" "$stamp" "no snapshot: its answer has no CTA block"
+    return 0
+  fi
   status=0
   # shellcheck source=scripts/lib/snapshot-emit.sh
   . "$dir/snapshot-emit.sh"
-  hook_now stamp
   # emit's messages go to a file: no subshell to capture them.
   emit_answer_snapshot stop-hook "$root" "$rec_task" "$rec_stage" "/dr-$rec_stage" "$2" agent \
     "$stamp" "$timeout" >/dev/null 2>"$2.err" || status=$?
@@ -196,10 +199,34 @@ stop_hook_emit() {
   err=
   { IFS= read -r -d '' err || :; } <"$2.err" 2>/dev/null
   err=${err%$'\n'}
-  # A turn whose answer has no CTA block (a question, say) owes no snapshot.
-  case $err in *"has no CTA block"*) return 0 ;; esac
   err=${err//stop-hook: /}
-  hook_log "$state" stop-hook "$what: snapshot not written (exit $status): ${err//$'\n'/; }"
+  case $err in
+    *"has no CTA block"*) err="no snapshot: its answer has no CTA block" ;;
+    *) err="snapshot not written (exit $status): ${err//$'\n'/; }" ;;
+  esac
+  stop_hook_missed "$state" "$root" "$what" "$stamp" "$err"
+}
+
+# stop_hook_missed <state> <root> <what> <stamp> <why>: a stage turn that left
+# no snapshot (no CTA block, a refused write) is logged as "<what>: <why>",
+# and, when it named
+# its task, recorded in datarim/snapshots/.missed.<ID> as "<command> <stamp>",
+# so the next resume says that the snapshot it hands over is older than this
+# turn (spec §9). Only in a real snapshots folder; the record is renamed into
+# place, never written through a symlink; the next snapshot write removes it.
+stop_hook_missed() {
+  local folder=$2/datarim/snapshots tmp
+  hook_log "$1" stop-hook "$3: $5"
+  [ -n "$rec_task" ] || return 0
+  { [ -d "$folder" ] && [ ! -L "$folder" ]; } || return 0
+  tmp=$folder/.missed.$rec_task.${BASHPID:-$$}.$RANDOM
+  if (
+    set -C
+    umask 077
+    printf '/dr-%s %s\n' "$rec_stage" "$4" >"$tmp"
+  ) 2>/dev/null; then
+    LC_ALL=C mv -f -- "$tmp" "$folder/.missed.$rec_task" 2>/dev/null || rm -f -- "$tmp" 2>/dev/null || :
+  fi
 }
 
 [ -z "${_dr_aliases_stop_hook-}" ] || shopt -s expand_aliases

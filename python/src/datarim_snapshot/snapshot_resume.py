@@ -18,7 +18,7 @@ from .inputs import read_prefix
 from .records import Record
 from .replay_render import render_replay_prompt
 from .roots import reader_root
-from .rules import bad_task, first_word, task_id_ok
+from .rules import bad_task, first_word, pattern, task_id_ok
 from .snapshot_validator import read_snapshot
 from .task_list import active_entries, task_listed
 
@@ -36,7 +36,6 @@ LEGACY_DOCUMENTS = (
     "datarim/tasks/{task}-init-task.md",
     "datarim/activeContext.md",
 )
-
 
 
 class LegacyDocument(Record):
@@ -247,7 +246,7 @@ def resume_output(
         snapshot = None
     if snapshot is not None:
         cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
-        return snapshot_output(fmt, root, task, snapshot, cta, budget)
+        return snapshot_output(fmt, root, task, snapshot, cta, budget, notices=True)
     documents = legacy_documents(root, task, read_limit)
     if not documents:
         return None
@@ -260,15 +259,56 @@ def resume_output(
 
 
 def snapshot_output(
-    fmt: str, root: str, task: str, snapshot: StageSnapshot, cta: bytes, budget: int = 0
+    fmt: str,
+    root: str,
+    task: str,
+    snapshot: StageSnapshot,
+    cta: bytes,
+    budget: int = 0,
+    notices: bool = False,
 ) -> bytes | None:
+    """The output of a valid snapshot in fmt; with notices (a resume, not a
+    replay; the hook always) the missed-turn notice first, and in the hook the
+    line that says which stage and time the snapshot is from."""
     drift = git_drift.drift(root, snapshot.extra)
     text = snapshot_text(cta, snapshot.body, drift)
+    if notices or fmt == "hook":
+        text = missed_notice(root, task, snapshot) + text
     if fmt == "text":
         return text
     if fmt == "json":
         return snapshot_json(task, snapshot, cta, text, drift)
-    return hook_text(text.decode(), budget)
+    told = b"datarim: %s resumes from its %s snapshot of %s.\n\n" % (
+        task.encode(),
+        snapshot.stage,
+        snapshot.captured_at,
+    )
+    return hook_text((told + text).decode(), budget)
+
+
+MISSED_READ = 256
+_MISSED_LINE = rb"(/dr-[a-z][a-z0-9-]*) ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)"
+
+
+def missed_notice(root: str, task: str, snapshot: StageSnapshot) -> bytes:
+    """The note that a stage turn after the snapshot left none (the Stop hook's
+    datarim/snapshots/.missed.<ID>, "<command> <time>", a time later than the
+    snapshot's), else b""."""
+    path = os.path.join(root, "datarim", "snapshots", f".missed.{task}")
+    if os.path.islink(path) or not os.path.isfile(path):
+        return b""
+    try:
+        line = read_prefix(path, MISSED_READ).split(b"\n", 1)[0]
+    except OSError:
+        return b""
+    found = pattern(_MISSED_LINE).fullmatch(line)
+    if found is None or found.group(2) <= snapshot.captured_at:
+        return b""
+    return (
+        b"NOTE: the %s turn of %s left no snapshot; the snapshot below is from the %s stage,"
+        b" captured %s.\n\n"
+        % (found.group(1), found.group(2), snapshot.stage, snapshot.captured_at)
+    )
 
 
 def hook_text(text: str, budget: int) -> bytes | None:
@@ -341,7 +381,7 @@ def resume_command(argv: Sequence[str], console: Console) -> int:
         pass
     else:
         cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
-        console.write(snapshot_output(fmt, root, task, snapshot, cta) or b"")
+        console.write(snapshot_output(fmt, root, task, snapshot, cta, notices=True) or b"")
         return 0
     documents = legacy_documents(root, task)
     # A task that exists nowhere (a mistyped ID) gets no other task's context.

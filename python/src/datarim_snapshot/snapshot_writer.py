@@ -12,7 +12,7 @@ from . import git_anchor
 from .errors import RefusedError
 from .flags import check_descriptors, parse_flags, seconds_env
 from .inputs import one_stdin, read_input, require_readable
-from .lock import held_lock
+from .lock import held_lock, unlink_quietly
 from .publish import artifact_dir, publish
 from .records import FrozenRecord
 from .roots import new_knowledge_base, tell_written, writer_root
@@ -329,6 +329,8 @@ def publish_snapshot(root: PathLike, task: str, content: bytes, timeout: int) ->
     artifact_dir(directory)
     with held_lock(os.path.join(directory, f".lock.{task}"), timeout) as recovered:
         publish(directory, f"{task}.snapshot.md", task, content, recovered)
+        # A stage turn's record of leaving no snapshot (stop_hook.py) is over now.
+        unlink_quietly(os.path.join(directory, f".missed.{task}"))
     return os.path.join(directory, f"{task}.snapshot.md")
 
 

@@ -12,9 +12,9 @@ names; stage and command (/dr-<stage>) come from the command; the knowledge
 base is found from the payload's cwd (spec §8). A turn without a
 record, stop_hook_active, DATARIM_DISABLE_SNAPSHOT=1 and
 DATARIM_DISABLE_STOP_HOOK=1 write nothing. Never blocks a turn: prints nothing,
-exits 0; a failure is one line in the hooks log (an answer without a CTA block
-is none). With no turn record pending in any session it reads the payload,
-unparsed, and returns.
+exits 0; a failure is one line in the hooks log, and so is a stage turn that
+left no snapshot (no CTA block), recorded for the next resume as well. With no
+turn record pending in any session it reads the payload, unparsed, and returns.
 """
 
 from __future__ import annotations
@@ -243,9 +243,11 @@ def _emit(
             f"{what}: DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds; nothing written",
         )
         return
+    stamp = hook_state.now()
     # No CTA header opening anywhere in the answer (a question, say): no CTA
-    # block, so no snapshot is owed, and emit need not be loaded nor run.
+    # block, so emit need not be loaded nor run.
     if not _may_hold_cta(text):
+        _missed(state, root, record, what, stamp, "no snapshot: its answer has no CTA block")
         return
     from .snapshot_emit import emit_stage_snapshot
 
@@ -257,15 +259,44 @@ def _emit(
             command=f"/dr-{record.stage}",
             response_file=answer,
             captured_by="agent",
-            captured_at=hook_state.now(),
+            captured_at=stamp,
             lock_timeout=timeout,
         )
     except DatarimError as exc:
+        why = f"snapshot not written (exit {exc.code}): {exc.message}"
         if "has no CTA block" in exc.message:
-            return  # a turn whose answer has no CTA block (a question, say) owes no snapshot
-        hook_state.log(
-            state, HOOK, f"{what}: snapshot not written (exit {exc.code}): {exc.message}"
+            why = "no snapshot: its answer has no CTA block"
+        _missed(state, root, record, what, stamp, why)
+
+
+def _missed(
+    state: str, root: str, record: hook_state.TurnRecord, what: str, stamp: str, why: str
+) -> None:
+    """A stage turn that left no snapshot (no CTA block, a refused write) is
+    logged as "<what>: <why>", and, when it named its task, recorded in
+    datarim/snapshots/.missed.<ID> as "<command> <stamp>", so the next resume
+    says that the snapshot it hands over is older than this turn (spec §9).
+    Only in a real snapshots folder; the record is renamed into place, never
+    written through a symlink; the next snapshot write removes it."""
+    from .lock import random15, unlink_quietly
+
+    hook_state.log(state, HOOK, f"{what}: {why}")
+    folder = os.path.join(root, "datarim", "snapshots")
+    if not record.task or os.path.islink(folder) or not os.path.isdir(folder):
+        return
+    tmp = os.path.join(folder, f".missed.{record.task}.{os.getpid()}.{random15()}")
+    try:
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
         )
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(f"/dr-{record.stage} {stamp}\n".encode())
+        os.replace(tmp, os.path.join(folder, f".missed.{record.task}"))
+    except OSError:
+        unlink_quietly(tmp)
 
 
 def _may_hold_cta(text: bytes) -> bool:
