@@ -12,10 +12,11 @@
 # The task is the command's first argument when it is a task ID, else the
 # one the CTA header names; stage and command (/dr-<stage>) come from the
 # command; the knowledge base is found from the payload's cwd (spec §8). A
-# turn without a record (any other turn), stop_hook_active,
-# DATARIM_DISABLE_SNAPSHOT=1 and DATARIM_DISABLE_STOP_HOOK=1 write nothing.
-# Never blocks a turn: it prints nothing and returns 0; a failure is one line
-# in the hooks log (an answer without a CTA block is none). With no turn
+# turn without a record (any other turn), DATARIM_DISABLE_SNAPSHOT=1 and
+# DATARIM_DISABLE_STOP_HOOK=1 write nothing; stop_hook_active does not stop a
+# pending record's answer from being written. Never blocks a turn: it prints
+# nothing and returns 0; a failure is one line in the hooks log, and so is a
+# stage turn that left no snapshot (recorded for the next resume). With no turn
 # record pending in any session it reads the payload, unparsed, and returns:
 # most turns cost a bash start. Twin of python/src/datarim_snapshot/stop_hook.py.
 # Sourcing defines stop_hook* functions (plus those of hook-state.sh; the
@@ -78,8 +79,8 @@ stop_hook_capture() {
     hook_log "$state" stop-hook "$msg"
     return 0
   fi
-  hook_line "$fields" 2 line
-  [ "$line" != t ] || return 0
+  # stop_hook_active (another Stop hook made the model go on) changes nothing:
+  # a record still pending means this final answer is the stage's.
   hook_line "$fields" 1 line
   sid=${line#s}
   if [ "$line" = "$sid" ]; then

@@ -10,8 +10,9 @@ assistant entry in the last 262144 bytes of transcript_path. The task is the
 command's first argument when it is a task ID, else the one the CTA header
 names; stage and command (/dr-<stage>) come from the command; the knowledge
 base is found from the payload's cwd (spec §8). A turn without a
-record, stop_hook_active, DATARIM_DISABLE_SNAPSHOT=1 and
-DATARIM_DISABLE_STOP_HOOK=1 write nothing. Never blocks a turn: prints nothing,
+record, DATARIM_DISABLE_SNAPSHOT=1 and DATARIM_DISABLE_STOP_HOOK=1 write
+nothing; stop_hook_active does not stop a pending record's answer from being
+written. Never blocks a turn: prints nothing,
 exits 0; a failure is one line in the hooks log, and so is a stage turn that
 left no snapshot (no CTA block), recorded for the next resume as well. With no
 turn record pending in any session it reads the payload, unparsed, and returns.
@@ -69,8 +70,8 @@ def _capture(state: str, stdin: BinaryIO, answer: str) -> None:
     if payload is None:
         hook_state.log(state, HOOK, hook_state.payload_failure(status))
         return
-    if payload.field("stop_hook_active")[0] == "t":
-        return
+    # stop_hook_active (another Stop hook made the model go on) changes nothing:
+    # a record still pending means this final answer is the stage's.
     kind, session = payload.field("session_id")
     if kind != "s":
         hook_state.log(state, HOOK, "payload has no usable session_id")
