@@ -46,6 +46,20 @@ session_start_payload() {
   printf -v "$2" '%s' "${fields#*$'\n'}"
 }
 
+# session_start_last_task <root> <out-var>: the task of the workspace's latest
+# stage turn (datarim/snapshots/.last-task, written by the Stop hook) when it
+# is one of several active tasks: that turn's session is, as a rule, the one
+# just cleared, and its task wins over the list. 1 when there is none.
+session_start_last_task() {
+  local LC_ALL=C file=$1/datarim/snapshots/.last-task line='' active IFS=$' \t\n'
+  { [ -f "$file" ] && [ ! -L "$file" ]; } || return 1
+  { IFS= read -r -n 256 line || :; } 2>/dev/null <"$file"
+  dr_task_id_ok "$line" || return 1
+  resume_active_tasks "$1" active
+  case " $active " in *" $line "*) ;; *) return 1 ;; esac
+  printf -v "$2" '%s' "$line"
+}
+
 # session_start_choice <root> <budget>: with several active tasks (the Task
 # Resolution Rule), prints the hook output that lists them, each with its
 # snapshot's stage, time and recommended command, and asks the agent to let
@@ -97,7 +111,8 @@ session_start_hook_body() {
   [ -d "$cwd" ] || return 0
   dr_find_root root "$cwd"
   [ -d "$root/datarim" ] || return 0
-  if ! resume_pick_task session-start-hook "$root" '' task quiet; then
+  if ! resume_pick_task session-start-hook "$root" '' task quiet &&
+    ! session_start_last_task "$root" task; then
     session_start_choice "$root" "$budget"
     return 0
   fi

@@ -196,7 +196,10 @@ stop_hook_emit() {
   # emit's messages go to a file: no subshell to capture them.
   emit_answer_snapshot stop-hook "$root" "$rec_task" "$rec_stage" "/dr-$rec_stage" "$2" agent \
     "$stamp" "$timeout" >/dev/null 2>"$2.err" || status=$?
-  [ "$status" -ne 0 ] || return 0
+  if [ "$status" -eq 0 ]; then
+    stop_hook_put "$root" last-task "$rec_task"
+    return 0
+  fi
   err=
   { IFS= read -r -d '' err || :; } <"$2.err" 2>/dev/null
   err=${err%$'\n'}
@@ -216,17 +219,27 @@ stop_hook_emit() {
 # turn (spec §9). Only in a real snapshots folder; the record is renamed into
 # place, never written through a symlink; the next snapshot write removes it.
 stop_hook_missed() {
-  local folder=$2/datarim/snapshots tmp
   hook_log "$1" stop-hook "$3: $5"
+  stop_hook_put "$2" "missed.$rec_task" "/dr-$rec_stage $4"
+  stop_hook_put "$2" last-task "$rec_task"
+}
+
+# stop_hook_put <root> <name> <line>: when the turn named its task, writes
+# <line> to datarim/snapshots/.<name> (mode 600), renamed into place, never
+# through a symlink, only in a real snapshots folder. .last-task holds the
+# task of the workspace's latest stage turn: with several active tasks, the
+# SessionStart hook resumes that one (spec §9).
+stop_hook_put() {
+  local folder=$1/datarim/snapshots tmp
   [ -n "$rec_task" ] || return 0
   { [ -d "$folder" ] && [ ! -L "$folder" ]; } || return 0
-  tmp=$folder/.missed.$rec_task.${BASHPID:-$$}.$RANDOM
+  tmp=$folder/.$2.${BASHPID:-$$}.$RANDOM
   if (
     set -C
     umask 077
-    printf '/dr-%s %s\n' "$rec_stage" "$4" >"$tmp"
+    printf '%s\n' "$3" >"$tmp"
   ) 2>/dev/null; then
-    LC_ALL=C mv -f -- "$tmp" "$folder/.missed.$rec_task" 2>/dev/null || rm -f -- "$tmp" 2>/dev/null || :
+    LC_ALL=C mv -f -- "$tmp" "$folder/.$2" 2>/dev/null || rm -f -- "$tmp" 2>/dev/null || :
   fi
 }
 

@@ -116,7 +116,9 @@ def test_plain_turn_leaves_the_snapshot_untouched(sandbox: Sandbox, cli: str, im
     assert run.stdout.strip() == OTHER_ANSWER.strip(), str(run)
     assert sandbox.snapshot.read_bytes() == before
     assert sandbox.snapshot.stat().st_mtime_ns == stat.st_mtime_ns
-    assert sorted(p.name for p in sandbox.snapshot.parent.iterdir()) == [sandbox.snapshot.name]
+    # The snapshot and the stage turn's task (.last-task, spec §9): no temp file left.
+    names = sorted(p.name for p in sandbox.snapshot.parent.iterdir())
+    assert names == [".last-task", sandbox.snapshot.name]
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 

@@ -17,8 +17,11 @@ import sys
 from .errors import DatarimError, MissingError, UsageError
 from .flags import seconds_env
 from .hook_payload import load_payload, usable
+from .inputs import read_prefix
 from .roots import discover_root
+from .rules import task_id_ok
 from .snapshot_resume import (
+    active_tasks,
     hook_text,
     option_command,
     pick_task,
@@ -73,10 +76,32 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     try:
         task = pick_task(root, None)
     except UsageError:
-        return choice_output(root, budget)
+        last = last_task(root)
+        if last is None:
+            return choice_output(root, budget)
+        task = last
     # A legacy document is read no further than the budget can reach: a
     # character is at most 4 bytes, and the cut lands before the last one read.
     return resume_output("hook", root, task, budget, read_limit=budget * 4 + 8)
+
+
+def last_task(root: str) -> str | None:
+    """The task of the workspace's latest stage turn (datarim/snapshots/.last-task,
+    written by the Stop hook) when it is one of several active tasks: that
+    turn's session is, as a rule, the one just cleared, and its task wins over
+    the list. None when there is none."""
+    path = os.path.join(root, "datarim", "snapshots", ".last-task")
+    if os.path.islink(path) or not os.path.isfile(path):
+        return None
+    try:
+        # As bash's read: the first line of the first 256 bytes, NULs dropped.
+        data = read_prefix(path, 256).split(b"\n", 1)[0].replace(b"\0", b"")
+    except OSError:
+        return None
+    line = data.decode("latin-1")
+    if not task_id_ok(line) or line not in active_tasks(root):
+        return None
+    return line
 
 
 def choice_output(root: str, budget: int) -> bytes | None:

@@ -298,7 +298,8 @@ def missed_notice(root: str, task: str, snapshot: StageSnapshot) -> bytes:
     if os.path.islink(path) or not os.path.isfile(path):
         return b""
     try:
-        line = read_prefix(path, MISSED_READ).split(b"\n", 1)[0]
+        # As bash's read: the first line of the first 256 bytes, NULs dropped.
+        line = read_prefix(path, MISSED_READ).split(b"\n", 1)[0].replace(b"\0", b"")
     except OSError:
         return b""
     found = pattern(_MISSED_LINE).fullmatch(line)

@@ -263,6 +263,7 @@ def _emit(
             captured_at=stamp,
             lock_timeout=timeout,
         )
+        _put(root, record, "last-task", record.task)
     except DatarimError as exc:
         why = f"snapshot not written (exit {exc.code}): {exc.message}"
         if "has no CTA block" in exc.message:
@@ -279,13 +280,23 @@ def _missed(
     says that the snapshot it hands over is older than this turn (spec §9).
     Only in a real snapshots folder; the record is renamed into place, never
     written through a symlink; the next snapshot write removes it."""
+    hook_state.log(state, HOOK, f"{what}: {why}")
+    _put(root, record, f"missed.{record.task}", f"/dr-{record.stage} {stamp}")
+    _put(root, record, "last-task", record.task)
+
+
+def _put(root: str, record: hook_state.TurnRecord, name: str, line: str) -> None:
+    """When the turn named its task, writes line to datarim/snapshots/.<name>
+    (mode 600), renamed into place, never through a symlink, only in a real
+    snapshots folder. .last-task holds the task of the workspace's latest
+    stage turn: with several active tasks, the SessionStart hook resumes that
+    one (spec §9)."""
     from .lock import random15, unlink_quietly
 
-    hook_state.log(state, HOOK, f"{what}: {why}")
     folder = os.path.join(root, "datarim", "snapshots")
     if not record.task or os.path.islink(folder) or not os.path.isdir(folder):
         return
-    tmp = os.path.join(folder, f".missed.{record.task}.{os.getpid()}.{random15()}")
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{random15()}")
     try:
         fd = os.open(
             tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
@@ -294,8 +305,8 @@ def _missed(
         return
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(f"/dr-{record.stage} {stamp}\n".encode())
-        os.replace(tmp, os.path.join(folder, f".missed.{record.task}"))
+            handle.write(f"{line}\n".encode())
+        os.replace(tmp, os.path.join(folder, f".{name}"))
     except OSError:
         unlink_quietly(tmp)
 
