@@ -134,7 +134,6 @@ def contract_violations(data: bytes, task: str) -> list[str]:
         start = end + 1
     front = text[4:start]
     glued = end > start + 3
-    body_bytes = len(data) - len(text[: start + 3].encode())
     if not glued and text[end + 1 : end + 2] != "\n":
         found.append("no blank line after the frontmatter")
     try:
@@ -182,7 +181,14 @@ def contract_violations(data: bytes, task: str) -> list[str]:
         found.append("options is not a list of strings")
     elif any(re.search(r"[\x00-\x08\x0a-\x1f\x7f]", o) or not o for o in options):
         found.append("an option is empty or holds a control character")
-    one_short = glued and body_bytes >= 1000 and doc["size_bytes"] == str(len(data) - 1)
+    # Those releases counted a frontmatter of "size_bytes: 8192" and "truncated:
+    # true": one byte short with "false" and a four-digit size.
+    one_short = (
+        glued
+        and doc["truncated"] == "false"
+        and len(data) - 1 >= 1000
+        and doc["size_bytes"] == str(len(data) - 1)
+    )
     if doc["size_bytes"] != str(len(data)) and not one_short:
         found.append("size_bytes")
     if doc["truncated"] not in ("true", "false"):
@@ -202,7 +208,11 @@ def _judge(tmp_path: Path, data: bytes, task: str = TASK) -> int:
     bash = subprocess.run([str(CHECKER), *args], capture_output=True, env=env, timeout=60)
     out, err = io.BytesIO(), io.BytesIO()
     code = cli.main(["check", *args], out, err)
-    assert (code, out.getvalue(), err.getvalue()) == (bash.returncode, bash.stdout, bash.stderr)
+    assert (code, out.getvalue(), err.getvalue()) == (
+        bash.returncode,
+        bash.stdout,
+        bash.stderr,
+    )
     assert code in (0, 1, 2) and bash.stdout == b""
     if code:
         assert bash.stderr.startswith(b"check-stage-snapshot: datarim/snapshots/")
@@ -261,7 +271,7 @@ REPLAY = REPO / "dev-tools" / "render-replay-prompt.sh"
 def test_every_reference_releases_snapshots_validate_and_replay_alike(
     tmp_path: Path, path: Path
 ) -> None:
-    """Spec §3.1: what each reference release wrote, the glued terminator and the
+    """Spec §8: what each reference release wrote, the glued terminator and the
     one-byte-short size of 2026-05-25..2026-06-19 included, is valid to the
     independent reading and to both validators, and replays to the same bytes."""
     data = path.read_bytes()
@@ -277,6 +287,16 @@ def test_every_reference_releases_snapshots_validate_and_replay_alike(
         # The glued text is the body's first line: the replay's "done before:" opens with it.
         first = data.split(b"\ntruncated: ", 1)[1].split(b"\n", 2)[1][3:]
         assert first and b"\ndone before:\n" + first + b"\n" in bash.stdout
+
+
+def _glued_declaring(declared: int, total: int) -> bytes:
+    """A snapshot in the form of the 2026-06 releases of total bytes that declares
+    size_bytes: declared."""
+    head = (
+        _glued(b"", 0).split(b"size_bytes: ")[0]
+        + b"size_bytes: %d\ntruncated: false\n---" % declared
+    )
+    return head + b"x" * (total - len(head) - 1) + b"\n"
 
 
 def _glued(body: bytes, short_by: int) -> bytes:
@@ -297,7 +317,22 @@ def _glued(body: bytes, short_by: int) -> bytes:
     [
         ("glued, exact size", _glued(b"First line\n\nrest\n", 0), True),
         ("glued, one short, body of 1000 bytes", _glued(b"x" * 999 + b"\n", 1), True),
-        ("glued, one short, body of 999 bytes", _glued(b"x" * 998 + b"\n", 1), False),
+        (
+            "glued, one short, body of 800 bytes, file of 1023",
+            _glued(b"x" * 799 + b"\n", 1),
+            True,
+        ),
+        (
+            "glued, one short, file of 1000 (size 999)",
+            _glued_declaring(999, 1000),
+            False,
+        ),
+        (
+            "glued, one short, file of 1001 (size 1000)",
+            _glued_declaring(1000, 1001),
+            True,
+        ),
+        ("glued, one short, size under 1000", _glued(b"x" * 99 + b"\n", 1), False),
         ("glued, two short", _glued(b"x" * 1999 + b"\n", 2), False),
         ("glued, one over", _glued(b"x" * 1999 + b"\n", -1), False),
         ("fenced, one short", _glued(b"\n\n" + b"x" * 1999 + b"\n", 1), False),
@@ -306,8 +341,9 @@ def _glued(body: bytes, short_by: int) -> bytes:
 def test_only_the_old_releases_defects_are_let_through(
     tmp_path: Path, name: str, data: bytes, valid: bool
 ) -> None:
-    """Spec §3.1: the glued terminator and, with it, a size one byte short for a
-    body of 1000 bytes or more; any other wrong size is still refused."""
+    """Spec §8: the glued terminator and, with it and truncated false, a size of
+    four digits one byte short (the old writer counted "truncated: true" and
+    "size_bytes: 8192"); any other wrong size is still refused."""
     assert (contract_violations(data, TASK) == []) is valid, name
     assert _judge(tmp_path, data) == (0 if valid else 2), name
 
