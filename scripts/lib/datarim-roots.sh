@@ -18,6 +18,25 @@ dr_is_knowledge_base() {
     [ -d "$1/snapshots" ] || [ -d "$1/sessions" ]
 }
 
+# dr_kb_file_ok <root> <rel>: 0 when <root>/<rel>, a file of the knowledge
+# base a reader hands on (a task list, a legacy document), is a readable
+# regular file that is no symlink, and, under datarim/tasks/, that folder is
+# none either: the resume path reads nothing a link points at, so a cloned
+# repository cannot send ~/.ssh/id_rsa to the model (spec §4).
+dr_kb_file_ok() {
+  { [ -f "$1/$2" ] && [ ! -L "$1/$2" ] && [ -r "$1/$2" ]; } || return 1
+  case $2 in datarim/tasks/*) [ ! -L "$1/datarim/tasks" ] ;; esac
+}
+
+# dr_own_knowledge_base <dir>: dr_is_knowledge_base, and <dir> is ours (its
+# owner is the effective user): discovery never adopts a datarim/ another
+# user left in a shared parent (/tmp/x/datarim), as git refuses a repository
+# of another owner, so their text never reaches our model and our answers
+# never land in their folder (spec §8).
+dr_own_knowledge_base() {
+  [ -O "$1" ] && dr_is_knowledge_base "$1"
+}
+
 # dr_new_knowledge_base <program> <root> <out-var>: sets <out-var> to the
 # physical <root>/datarim when it holds no knowledge base yet, so that a write
 # starts one there (often the sign of a mistaken --root), else to empty.
@@ -67,7 +86,8 @@ dr_resolve_root() {
 # absolute path; default the current directory) upwards: the git top level
 # when its datarim/ is a knowledge base (reason git-top-level), else the
 # nearest directory whose datarim/ is one (nearest-knowledge-base), else
-# <start> itself (current-directory). The one rule every reader and hook
+# <start> itself (current-directory); a datarim/ of another owner is none
+# (dr_own_knowledge_base). The one rule every reader and hook
 # follows; <reason-var> says which part of it chose (doctor prints it).
 # The git top level is found the way git finds it, without running git: the
 # nearest directory holding .git (a gitfile, or a directory with HEAD),
@@ -87,14 +107,14 @@ dr_discover_root() {
     # "$dir" is "" once the walk reaches /, so "$dir/datarim" is /datarim.
     if [ -n "$searching_git" ] && { [ -f "$dir/.git" ] || [ -f "$dir/.git/HEAD" ]; }; then
       searching_git=
-      if dr_is_knowledge_base "$dir/datarim"; then
+      if dr_own_knowledge_base "$dir/datarim"; then
         printf -v "$1" '%s' "${dir:-/}"
         printf -v "$2" '%s' git-top-level
         return 0
       fi
       [ -z "$nearest" ] || break
     fi
-    if [ -z "$nearest" ] && dr_is_knowledge_base "$dir/datarim"; then
+    if [ -z "$nearest" ] && dr_own_knowledge_base "$dir/datarim"; then
       nearest=${dir:-/}
       [ -n "$searching_git" ] || break
     fi

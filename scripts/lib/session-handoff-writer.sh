@@ -134,7 +134,7 @@ session_git_state() {
 session_resume_block() {
   local LC_ALL=C dir out tasks_md=$1/datarim/tasks.md
   dr_lib_dir_into dir
-  { [ -f "$tasks_md" ] && [ -r "$tasks_md" ]; } || tasks_md=
+  dr_kb_file_ok "$1" datarim/tasks.md || tasks_md=
   # Printed by bash, not awk, so that a stdout that cannot be written ends
   # the writer as it ends any shell tool (after the save).
   out=$(DR_SESSION=$2 DR_RECOMMENDED_NEXT=$3 DR_NEXT_ACTION=$4 DR_TASK_IDS=$5 DR_TASKS_MD=$tasks_md \

@@ -42,7 +42,7 @@ resume_active_entries() {
     file=$1/datarim/tasks.md
     heading='## Active'
   fi
-  { [ -f "$file" ] && [ -r "$file" ]; } || return 0
+  dr_kb_file_ok "$1" "datarim/${file##*/}" || return 0
   dr_lib_dir_into dir
   out=$(DR_TASK_LIST=$file DR_TASK_SECTION=$heading LC_ALL=C \
     awk -f "$dir/datarim-rules.awk" -f "$dir/task-list.awk" </dev/null && printf .) || status=$?
@@ -67,9 +67,7 @@ resume_active_tasks() {
 resume_task_listed() {
   local LC_ALL=C dir name lists=''
   for name in activeContext.md tasks.md backlog.md; do
-    if [ -f "$1/datarim/$name" ] && [ -r "$1/datarim/$name" ]; then
-      lists=$lists$1/datarim/$name$'\n'
-    fi
+    if dr_kb_file_ok "$1" "datarim/$name"; then lists=$lists$1/datarim/$name$'\n'; fi
   done
   [ -n "$lists" ] || return 1
   dr_lib_dir_into dir
@@ -79,13 +77,13 @@ resume_task_listed() {
 
 # resume_active_context_unreadable <root>: 0 when something stands at
 # <root>/datarim/activeContext.md that cannot be read as a file (no read
-# permission, a directory, a dangling symlink): it lists no task, but not
-# because it names none.
+# permission, a directory, a symlink, which no reader follows): it lists no
+# task, but not because it names none.
 resume_active_context_unreadable() {
   local file
   file=$1/datarim/activeContext.md
   { [ -e "$file" ] || [ -L "$file" ]; } || return 1
-  ! { [ -f "$file" ] && [ -r "$file" ]; }
+  ! dr_kb_file_ok "$1" datarim/activeContext.md
 }
 
 # resume_pick_task <program> <root> <task-flag> <out-var> [quiet]: the task
@@ -243,7 +241,7 @@ resume_legacy_frames() {
   # shellcheck disable=SC2034 # doc_len, doc_nul: set by dr_read_prefix
   local rel doc_text doc_len doc_nul collected='' found=1
   for rel in "datarim/tasks/$2-task-description.md" "datarim/tasks/$2-init-task.md" datarim/activeContext.md; do
-    { [ -f "$1/$rel" ] && [ -r "$1/$rel" ]; } || continue
+    dr_kb_file_ok "$1" "$rel" || continue
     dr_read_prefix "$1/$rel" "$3" doc
     resume_frame "$rel" "$doc_text" collected
     found=0
@@ -257,7 +255,7 @@ resume_legacy_frames() {
 resume_task_documented() {
   local rel
   for rel in "datarim/tasks/$2-task-description.md" "datarim/tasks/$2-init-task.md"; do
-    if [ -f "$1/$rel" ] && [ -r "$1/$rel" ]; then return 0; fi
+    if dr_kb_file_ok "$1" "$rel"; then return 0; fi
   done
   return 1
 }

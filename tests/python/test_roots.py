@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,33 @@ def test_sourcing_leaves_no_variable_behind(tmp_path: Path) -> None:
     )
     result = subprocess.run(["bash", "-c", script], capture_output=True, check=True)
     assert result.stdout == b"same\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+@pytest.mark.parametrize("git", [False, True], ids=["nearest", "git-top"])
+def test_a_knowledge_base_of_another_owner_is_never_adopted(tmp_path: Path, git: bool) -> None:
+    """Spec §8: a datarim/ another user left in a shared parent (/tmp/x/datarim)
+    is no knowledge base to discovery, in both languages; ours, one level
+    further up, is found instead, and the resume reads nothing of theirs."""
+    ours = knowledge_base(tmp_path / "mine", "activeContext.md")
+    shared = ours / "shared"
+    theirs = knowledge_base(git_top(shared) if git else shared, "activeContext.md")
+    (theirs / "datarim" / "activeContext.md").write_text(
+        "## Active Tasks\n\n- **EVIL-0001** — read me to the model\n"
+    )
+    start = theirs / "work"
+    start.mkdir()
+    env = {"PATH": os.environ["PATH"], "LC_ALL": "C"}
+    mine = (str(ours), NEAREST_KNOWLEDGE_BASE)
+    owned = (str(theirs), GIT_TOP_LEVEL if git else NEAREST_KNOWLEDGE_BASE)
+    assert bash_discover(start, env) == owned
+    assert (discover_root(str(start)).path, discover_root(str(start)).reason) == owned
+    os.chown(theirs / "datarim", 65534, 65534)
+    assert bash_discover(start, env) == mine
+    assert (discover_root(str(start)).path, discover_root(str(start)).reason) == mine
+    for program in (
+        [str(REPO / "dev-tools" / "resume-task.sh")],
+        [sys.executable, "-m", "datarim_snapshot", "resume"],
+    ):
+        done = subprocess.run(program, cwd=start, capture_output=True, env=env, check=False)
+        assert b"EVIL" not in done.stdout + done.stderr, program

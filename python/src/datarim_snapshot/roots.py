@@ -42,6 +42,33 @@ def is_knowledge_base(datarim: str) -> bool:
     )
 
 
+def own_knowledge_base(datarim: str) -> bool:
+    """is_knowledge_base, and datarim is ours (its owner is the effective user):
+    discovery never adopts a datarim/ another user left in a shared parent
+    (/tmp/x/datarim), as git refuses a repository of another owner, so their
+    text never reaches our model and our answers never land in their folder."""
+    try:
+        if os.stat(datarim).st_uid != os.geteuid():
+            return False
+    except OSError:
+        return False
+    return is_knowledge_base(datarim)
+
+
+def kb_file_ok(root: str, rel: str) -> bool:
+    """root/rel, a file of the knowledge base a reader hands on (a task list, a
+    legacy document), is a readable regular file that is no symlink, and, under
+    datarim/tasks/, that folder is none either: the resume path reads nothing a
+    link points at, so a cloned repository cannot send ~/.ssh/id_rsa to the
+    model (spec §4)."""
+    path = os.path.join(root, rel)
+    if os.path.islink(path) or not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        return False
+    return not (
+        rel.startswith("datarim/tasks/") and os.path.islink(os.path.join(root, "datarim", "tasks"))
+    )
+
+
 def working_directory() -> str:
     """The current directory; once it has been deleted, $PWD as bash keeps it
     (or "/" without one), so both implementations look in the same places."""
@@ -71,7 +98,8 @@ def _git_top_here(directory: str) -> bool:
 def discover_root(start: str | None = None) -> RootChoice:
     """The root from start (default: the current directory) upwards: the git top
     level when its datarim/ is a knowledge base, else the nearest directory whose
-    datarim/ is one, else start itself. The git top level is found the way git
+    datarim/ is one, else start itself; a datarim/ of another owner is none
+    (own_knowledge_base). The git top level is found the way git
     finds it, without running git: the nearest directory holding .git, never
     looking above an entry of GIT_CEILING_DIRECTORIES."""
     here = start if start is not None else working_directory()
@@ -82,11 +110,11 @@ def discover_root(start: str | None = None) -> RootChoice:
     while True:
         if searching_git and _git_top_here(directory):
             searching_git = False
-            if is_knowledge_base(os.path.join(directory, "datarim")):
+            if own_knowledge_base(os.path.join(directory, "datarim")):
                 return RootChoice(directory, GIT_TOP_LEVEL)
             if nearest is not None:
                 break
-        if nearest is None and is_knowledge_base(os.path.join(directory, "datarim")):
+        if nearest is None and own_knowledge_base(os.path.join(directory, "datarim")):
             nearest = directory
             if not searching_git:
                 break
@@ -159,4 +187,3 @@ def tell_written(
         console.error(program, message)
     if redactions:
         console.error(program, f"redacted {redactions} secret(s) before saving")
-

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from .roots import kb_file_ok
 from .rules import occurrences, task_id_ok
 from .task_list import sanitize, task_line
 
@@ -72,7 +73,7 @@ def render_resume_block(
     if task:
         tasks_md = os.path.join(root, "datarim", "tasks.md")
         title = ""
-        if os.path.isfile(tasks_md) and os.access(tasks_md, os.R_OK):
+        if kb_file_ok(root, "datarim/tasks.md"):
             title = task_title(tasks_md, task)
         day, time = session[8:16], session[17:21]
         saved = f"{day[:4]}-{day[4:6]}-{day[6:]} {time[:2]}:{time[2:]}"

@@ -17,7 +17,7 @@ from .flags import parse_flags
 from .inputs import read_prefix
 from .records import Record
 from .replay_render import render_replay_prompt
-from .roots import reader_root
+from .roots import kb_file_ok, reader_root
 from .rules import bad_task, first_word, pattern, task_id_ok
 from .snapshot_validator import read_snapshot
 from .task_list import active_entries, task_listed
@@ -58,12 +58,12 @@ def active_tasks(root: str) -> list[str]:
 
 def active_context_unreadable(root: str) -> bool:
     """Something stands at datarim/activeContext.md that cannot be read as a file
-    (no read permission, a directory, a dangling symlink): it lists no task, but
-    not because it names none."""
+    (no read permission, a directory, a symlink, which no reader follows): it
+    lists no task, but not because it names none."""
     path = os.path.join(root, "datarim", "activeContext.md")
     if not os.path.lexists(path):
         return False
-    return not (os.path.isfile(path) and os.access(path, os.R_OK))
+    return not kb_file_ok(root, "datarim/activeContext.md")
 
 
 def pick_task(root: str, task_flag: str | None) -> str:
@@ -127,7 +127,7 @@ def legacy_documents(root: str, task: str, limit: int | None = None) -> list[Leg
     for template in LEGACY_DOCUMENTS:
         rel = template.format(task=task)
         path = os.path.join(root, rel)
-        if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        if not kb_file_ok(root, rel):
             continue
         try:
             if limit is None:
@@ -145,11 +145,7 @@ def legacy_documents(root: str, task: str, limit: int | None = None) -> list[Leg
 def task_documented(root: str, task: str) -> bool:
     """True when one of the task's own legacy documents (its task description or
     init task) is a readable file."""
-    for template in LEGACY_DOCUMENTS[:2]:
-        path = os.path.join(root, template.format(task=task))
-        if os.path.isfile(path) and os.access(path, os.R_OK):
-            return True
-    return False
+    return any(kb_file_ok(root, template.format(task=task)) for template in LEGACY_DOCUMENTS[:2])
 
 
 def legacy_text(task: str, documents: Sequence[LegacyDocument]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from .roots import kb_file_ok
 from .rules import is_control, pattern, task_id_ok
 
 TYPE_CHECKING = False
@@ -147,11 +148,12 @@ def active_entries(root: str) -> list[tuple[str, str]]:
     """The active tasks of the knowledge base, (ID, title made safe to show), in
     order, each ID once: those under `## Active Tasks` in datarim/activeContext.md,
     or, when there is no such file, under `## Active` in datarim/tasks.md."""
-    path, heading = os.path.join(root, "datarim", "activeContext.md"), b"## Active Tasks"
-    if not os.path.lexists(path):
-        path, heading = os.path.join(root, "datarim", "tasks.md"), b"## Active"
-    if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+    rel, heading = "datarim/activeContext.md", b"## Active Tasks"
+    if not os.path.lexists(os.path.join(root, rel)):
+        rel, heading = "datarim/tasks.md", b"## Active"
+    if not kb_file_ok(root, rel):
         return []
+    path = os.path.join(root, rel)
     with open(path, "rb") as handle:
         data = handle.read()
     found: dict[str, str] = {}
@@ -170,7 +172,7 @@ def task_listed(root: str, task: str) -> bool:
     base's task lists (TASK_LISTS that are readable files), names task."""
     for name in TASK_LISTS:
         path = os.path.join(root, "datarim", name)
-        if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        if not kb_file_ok(root, f"datarim/{name}"):
             continue
         try:
             with open(path, "rb") as handle:
