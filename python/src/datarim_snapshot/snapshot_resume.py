@@ -235,14 +235,20 @@ def resume_output(
     fmt: str, root: str, task: str, budget: int = 0, read_limit: int | None = None
 ) -> bytes | None:
     """The resume output in fmt (text, json or hook): the replay prompt of a valid
-    snapshot, else the legacy documents. None when there is nothing to print."""
+    snapshot, else the legacy documents. None when there is nothing to print (a
+    task that exists nowhere included: resume-task says so, spec §4)."""
+    invalid = False
     try:
         snapshot: StageSnapshot | None = read_snapshot(root, task)
+    except MalformedError:
+        snapshot, invalid = None, True
     except DatarimError:
         snapshot = None
     if snapshot is not None:
         cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
         return snapshot_output(fmt, root, task, snapshot, cta, budget, notices=True)
+    if not invalid and not task_documented(root, task) and not task_listed(root, task):
+        return None  # a task that exists nowhere gets no other task's context
     documents = legacy_documents(root, task, read_limit)
     if not documents:
         return None
