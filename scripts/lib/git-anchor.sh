@@ -43,13 +43,35 @@ git_anchor_work_tree() {
 
 # git_anchor_git <dir> <git args...>: runs git on the repository of <dir>,
 # whatever GIT_DIR & co. a calling git hook left in the environment, stderr
-# discarded. Replaces the shell: call it only inside $( ) or <( ).
+# discarded, for at most git_anchor_seconds (a hook has a deadline: a hung git
+# must not cost the resume; git_anchor_timed_out tells its status). Replaces
+# the shell: call it only inside $( ) or <( ).
 git_anchor_git() {
-  local dir=$1
+  local dir=$1 seconds
   shift
   unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_COMMON_DIR GIT_OBJECT_DIRECTORY \
     GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_NAMESPACE GIT_PREFIX
-  exec git -C "$dir" --no-optional-locks "$@" 2>/dev/null
+  git_anchor_seconds seconds
+  set -- git -C "$dir" --no-optional-locks "$@"
+  # timeout (coreutils, BusyBox) where the system has it; macOS has none.
+  if command -v timeout >/dev/null 2>&1; then set -- timeout -k 1 "$seconds" "$@"; fi
+  exec "$@" 2>/dev/null
+}
+
+# git_anchor_seconds <out-var>: how long one git call may take,
+# DATARIM_GIT_TIMEOUT whole seconds (1 and up; default, or anything else, 4).
+git_anchor_seconds() {
+  local LC_ALL=C value=${DATARIM_GIT_TIMEOUT:-}
+  case $value in '' | *[!0-9]* | 0 | 0*) value=4 ;; esac
+  [ ${#value} -le 4 ] || value=4
+  printf -v "$1" '%s' "$value"
+}
+
+# git_anchor_timed_out <status>: 0 when a git_anchor_git status is timeout's
+# (124 from coreutils, 143 or 137 from a signal as BusyBox reports it).
+git_anchor_timed_out() {
+  case $1 in 124 | 137 | 143) return 0 ;; esac
+  return 1
 }
 
 # git_anchor_probe <root> <out-var>: "<head>\n<branch>\n<dirty>" when <root>
@@ -58,7 +80,7 @@ git_anchor_git() {
 # HEAD, untracked files included); else empty. One git call: the header of
 # `git status --porcelain=v2 --branch`, read up to the first changed entry.
 git_anchor_probe() {
-  local LC_ALL=C dir line head='' branch='' dirty=false
+  local LC_ALL=C dir line head='' branch='' dirty=false status
   printf -v "$2" '%s' ''
   git_anchor_work_tree "$1" dir || return 0
   command -v git >/dev/null 2>&1 || return 0
@@ -73,6 +95,13 @@ git_anchor_probe() {
         ;;
     esac
   done < <(git_anchor_git "$dir" status --porcelain=v2 --branch --no-ahead-behind -- ':(exclude)datarim')
+  # A git that ran out of time wrote a header at most: no anchor, as in Python.
+  # ($! is the process substitution's from bash 4.4 on; before, wait fails.)
+  if [ "$dirty" = false ]; then
+    status=0
+    wait "$!" 2>/dev/null || status=$?
+    ! git_anchor_timed_out "$status" || return 0
+  fi
   [ "$branch" != '(detached)' ] || branch=''
   case $head in '' | '(initial)') return 0 ;; esac
   printf -v "$2" '%s\n%s\n%s' "$head" "$branch" "$dirty"

@@ -31,10 +31,11 @@ unset -f _git_drift_load
 # head, current branch (empty when detached), relation (ahead: the recorded
 # commit is an ancestor of HEAD; apart: it exists but is not; missing: it
 # does not exist), commits only on HEAD's side, commits only on the
-# recorded side (both empty when missing). Else it is empty.
+# recorded side (both empty when missing). When git did not answer within
+# git_anchor_seconds, it is "unchecked". Else it is empty.
 git_drift_facts() {
   local LC_ALL=C rest=$2 line recorded='' rbranch='' rdirty=false dir out current cbranch
-  local counts ahead='' behind='' relation=missing
+  local counts ahead='' behind='' relation=missing status=0
   printf -v "$3" '%s' ''
   while [ -n "$rest" ]; do
     line=${rest%%$'\n'*}
@@ -48,7 +49,11 @@ git_drift_facts() {
   [ -n "$recorded" ] || return 0
   git_anchor_work_tree "$1" dir || return 0
   command -v git >/dev/null 2>&1 || return 0
-  out=$(git_anchor_git "$dir" rev-parse HEAD --symbolic-full-name HEAD) || return 0
+  out=$(git_anchor_git "$dir" rev-parse HEAD --symbolic-full-name HEAD) || status=$?
+  if [ "$status" -ne 0 ]; then
+    ! git_anchor_timed_out "$status" || printf -v "$3" '%s' unchecked
+    return 0
+  fi
   current=${out%%$'\n'*}
   cbranch=${out#*$'\n'}
   [ "$current" != "$recorded" ] || return 0
@@ -58,6 +63,12 @@ git_drift_facts() {
     ahead=${counts##*[!0-9]}
     relation=apart
     [ "$behind" != 0 ] || relation=ahead
+  else
+    status=$?
+    if git_anchor_timed_out "$status"; then
+      printf -v "$3" '%s' unchecked
+      return 0
+    fi
   fi
   printf -v "$3" '%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s' "$recorded" "$rbranch" "$rdirty" \
     "$current" "$cbranch" "$relation" "$ahead" "$behind"
@@ -109,10 +120,17 @@ git_drift_fill() {
 # facts (scripts/lib/text/drift-*.txt), ending in a blank line; empty
 # when <facts> is.
 git_drift_notice() {
-  local LC_ALL=C dir frame relation recorded current ahead behind rest=$1$'\n' n=0
+  local LC_ALL=C dir frame relation recorded current ahead behind rest=$1$'\n' n=0 seconds
   local -a f=()
   printf -v "$2" '%s' ''
   [ -n "$1" ] || return 0
+  if [ "$1" = unchecked ]; then
+    dr_lib_dir_into dir
+    IFS= read -r -d '' frame <"$dir/text/drift-unchecked.txt" || :
+    git_anchor_seconds seconds
+    git_drift_fill "$frame" "$2" seconds "$seconds"
+    return 0
+  fi
   while [ -n "$rest" ]; do
     f[n]=${rest%%$'\n'*}
     rest=${rest#*$'\n'}

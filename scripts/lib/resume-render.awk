@@ -65,9 +65,10 @@ function json_or_null(s) {
     return s == "" ? "null" : json_string(s)
 }
 
-# ",\"drift\":{...}" for git_drift_facts's eight lines; "" when there are none.
+# ",\"drift\":{...}" for git_drift_facts's eight lines; "" when there are none
+# (or git did not answer: "unchecked", which only the prompt's notice says).
 function drift_json(facts,    F) {
-    if (facts == "") return ""
+    if (facts == "" || facts == "unchecked") return ""
     split(facts, F, "\n")
     return ",\"drift\":{\"recorded_head\":" json_string(F[1]) \
         ",\"recorded_branch\":" json_or_null(F[2]) \

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,9 @@ WRITE = [
 
 def _command(impl: str, action: str) -> list[str]:
     if impl == "bash":
-        tool = "snapshot-writer-wrapper.sh" if action == "write" else "render-replay-prompt.sh"
+        tool = {"write": "snapshot-writer-wrapper.sh", "resume": "resume-task.sh"}.get(
+            action, "render-replay-prompt.sh"
+        )
         return [str(REPO / "dev-tools" / tool)]
     return [sys.executable, "-m", "datarim_snapshot", action]
 
@@ -118,3 +121,38 @@ def test_git_calls_inside_a_work_tree(impl: str, sandbox: Box) -> None:
     _run(impl, "write", ws, sandbox, DATARIM_SNAPSHOT_GIT="0")
     _run(impl, "replay", ws, sandbox, DATARIM_SNAPSHOT_GIT="0")
     assert _calls(sandbox) == []
+
+
+def test_a_hung_git_costs_neither_the_write_nor_the_resume(sandbox: Box) -> None:
+    """Issue 19: a git that never answers is cut off after DATARIM_GIT_TIMEOUT
+    seconds in both languages: the write goes on without an anchor, and the
+    resume of an anchored snapshot says that drift was not checked (same bytes)
+    instead of the hook being killed at the runtime's deadline."""
+    env = sandbox.env
+    ws = sandbox.tmp / "ws"
+    ws.mkdir()
+    (ws / "code.txt").write_text("one\n")
+    _git(ws, env, "init", "-q")
+    _git(ws, env, "add", "code.txt")
+    _git(ws, env, "commit", "-q", "-m", "one")
+    _run("bash", "write", ws, sandbox)  # anchored while git still answers
+    snapshot = ws / "datarim" / "snapshots" / "TUNE-0254.snapshot.md"
+    anchored = snapshot.read_bytes()
+    assert b"git_head: " in anchored
+    hung = sandbox.tmp / "bin" / "git"
+    hung.write_text("#!/bin/sh\nexec sleep 60\n")
+    outputs = {}
+    for impl in ("bash", "python"):
+        began = time.monotonic()
+        outputs[impl] = _run(impl, "resume", ws, sandbox, DATARIM_GIT_TIMEOUT="1")
+        assert time.monotonic() - began < 8, impl
+        began = time.monotonic()
+        _run(impl, "write", ws, sandbox, DATARIM_GIT_TIMEOUT="1")
+        assert time.monotonic() - began < 8, impl
+        assert b"git_head" not in snapshot.read_bytes(), impl
+        snapshot.write_bytes(anchored)
+    assert outputs["bash"] == outputs["python"]
+    assert outputs["bash"].startswith(
+        b"NOTE: git did not answer within 1 s, so whether the code moved on since this"
+        b" snapshot was taken was not checked.\n\n/dr-do"
+    )

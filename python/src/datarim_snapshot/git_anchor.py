@@ -94,8 +94,23 @@ def work_tree(root: str, forced: bool = False) -> str | None:
             return None
 
 
+class GitTimeout(Exception):
+    """git did not answer within git_seconds()."""
+
+
+def git_seconds() -> int:
+    """How long one git call may take: DATARIM_GIT_TIMEOUT whole seconds (1 and
+    up; default, or anything else, 4)."""
+    value = os.environ.get("DATARIM_GIT_TIMEOUT", "")
+    if not value.isascii() or not value.isdigit() or value.startswith("0") or len(value) > 4:
+        return 4
+    return int(value)
+
+
 def git_output(directory: str, *args: str) -> bytes | None:
-    """git's stdout on the repository of directory, or None when it fails."""
+    """git's stdout on the repository of directory, or None when it fails;
+    GitTimeout when it runs past git_seconds() (a hook has a deadline: a hung
+    git must not cost the resume)."""
     import subprocess  # here: a workspace outside git never pays for it
 
     env: Mapping[str, str] = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
@@ -107,7 +122,10 @@ def git_output(directory: str, *args: str) -> bytes | None:
             stderr=subprocess.DEVNULL,
             env=env,
             check=False,
+            timeout=git_seconds(),
         )
+    except subprocess.TimeoutExpired:
+        raise GitTimeout from None
     except OSError:
         return None
     return done.stdout if done.returncode == 0 else None
@@ -120,10 +138,13 @@ def probe(root: str, forced: bool = False) -> Anchor | None:
     directory = work_tree(root, forced)
     if directory is None:
         return None
-    out = git_output(
-        directory, "status", "--porcelain=v2", "--branch", "--no-ahead-behind",
-        "--", ":(exclude)datarim",
-    )  # fmt: skip
+    try:
+        out = git_output(
+            directory, "status", "--porcelain=v2", "--branch", "--no-ahead-behind",
+            "--", ":(exclude)datarim",
+        )  # fmt: skip
+    except GitTimeout:
+        return None  # no anchor rather than a write past the hook's deadline
     head = branch = b""
     dirty = False
     for line in (out or b"").split(b"\n"):

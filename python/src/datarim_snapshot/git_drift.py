@@ -7,7 +7,7 @@ longer the current HEAD, the facts and the notice above the replay prompt
 
 from __future__ import annotations
 
-from .git_anchor import git_output, work_tree
+from .git_anchor import GitTimeout, git_output, git_seconds, work_tree
 from .records import Record
 from .rules import pattern
 from .texts import text_bytes
@@ -45,7 +45,7 @@ class Drift(Record):
         self.recorded_dirty = recorded_dirty
         self.current_head = current_head
         self.current_branch = current_branch  # empty: HEAD is detached
-        self.relation = relation  # ahead, apart or missing
+        self.relation = relation  # ahead, apart, missing (or unchecked: UNCHECKED)
         self.ahead = ahead  # commits only on HEAD's side
         self.behind = behind  # commits only on the recorded side
 
@@ -59,7 +59,10 @@ def drift(root: str, extra: Mapping[str, bytes]) -> Drift | None:
     directory = work_tree(root)
     if directory is None:
         return None
-    out = git_output(directory, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+    try:
+        out = git_output(directory, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+    except GitTimeout:
+        return UNCHECKED
     if out is None:
         return None
     current, _, symbolic = out.rstrip(b"\n").partition(b"\n")
@@ -67,7 +70,10 @@ def drift(root: str, extra: Mapping[str, bytes]) -> Drift | None:
         return None
     branch = symbolic[len(b"refs/heads/") :] if symbolic.startswith(b"refs/heads/") else b""
     between = recorded.decode() + "..." + current.decode()
-    counts = git_output(directory, "rev-list", "--left-right", "--count", between)
+    try:
+        counts = git_output(directory, "rev-list", "--left-right", "--count", between)
+    except GitTimeout:
+        return UNCHECKED
     ahead = behind = None
     relation = "missing"
     if counts is not None:
@@ -84,6 +90,11 @@ def drift(root: str, extra: Mapping[str, bytes]) -> Drift | None:
         ahead=ahead,
         behind=behind,
     )
+
+
+# git did not answer within git_seconds(): the notice says the drift was not
+# checked; the --json "drift" field is left out, as without drift.
+UNCHECKED = Drift(b"", b"", False, b"", b"", "unchecked", None, None)
 
 
 def _commits(count: int | None) -> bytes:
@@ -113,6 +124,9 @@ def notice(facts: Drift | None) -> bytes:
     ending in a blank line; b"" without drift."""
     if facts is None:
         return b""
+    if facts is UNCHECKED:
+        seconds = str(git_seconds()).encode()
+        return _fill(text_bytes("drift-unchecked.txt"), {b"seconds": seconds})
     relation = text_bytes(f"drift-{facts.relation}.txt")
     if relation.endswith(b"\n"):
         relation = relation[:-1]

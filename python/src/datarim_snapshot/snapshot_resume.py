@@ -177,7 +177,7 @@ def snapshot_json(
         "cta": cta.decode(),
         "truncated": snapshot.truncated,
     }
-    if drift is not None:
+    if drift is not None and drift is not git_drift.UNCHECKED:
         fields["drift"] = git_drift.drift_json(drift)
     fields["prompt"] = text.decode()
     return jsonout.dumps(fields)
