@@ -71,6 +71,17 @@ def _git(ws: Path, env: dict[str, str], *args: str) -> None:
     subprocess.run([str(GIT), "-C", str(ws), *args], env=env, check=True, capture_output=True)
 
 
+def _work_tree(box: Box) -> Path:
+    """box's ws/, a git work tree with one commit."""
+    ws = box.tmp / "ws"
+    ws.mkdir()
+    (ws / "code.txt").write_text("one\n")
+    _git(ws, box.env, "init", "-q")
+    _git(ws, box.env, "add", "code.txt")
+    _git(ws, box.env, "commit", "-q", "-m", "one")
+    return ws
+
+
 def _calls(box: Box) -> list[str]:
     log = box.log
     lines = log.read_text().splitlines() if log.exists() else []
@@ -102,12 +113,7 @@ def test_no_git_process_outside_a_work_tree(impl: str, sandbox: Box) -> None:
 @pytest.mark.parametrize("impl", ["bash", "python"])
 def test_git_calls_inside_a_work_tree(impl: str, sandbox: Box) -> None:
     env = sandbox.env
-    ws = sandbox.tmp / "ws"
-    ws.mkdir()
-    (ws / "code.txt").write_text("one\n")
-    _git(ws, env, "init", "-q")
-    _git(ws, env, "add", "code.txt")
-    _git(ws, env, "commit", "-q", "-m", "one")
+    ws = _work_tree(sandbox)
     _calls(sandbox)
     _run(impl, "write", ws, sandbox)
     assert _calls(sandbox) == ["status"]
@@ -128,13 +134,7 @@ def test_a_hung_git_costs_neither_the_write_nor_the_resume(sandbox: Box) -> None
     seconds in both languages: the write goes on without an anchor, and the
     resume of an anchored snapshot says that drift was not checked (same bytes)
     instead of the hook being killed at the runtime's deadline."""
-    env = sandbox.env
-    ws = sandbox.tmp / "ws"
-    ws.mkdir()
-    (ws / "code.txt").write_text("one\n")
-    _git(ws, env, "init", "-q")
-    _git(ws, env, "add", "code.txt")
-    _git(ws, env, "commit", "-q", "-m", "one")
+    ws = _work_tree(sandbox)
     _run("bash", "write", ws, sandbox)  # anchored while git still answers
     snapshot = ws / "datarim" / "snapshots" / "TUNE-0254.snapshot.md"
     anchored = snapshot.read_bytes()
