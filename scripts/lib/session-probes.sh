@@ -63,6 +63,17 @@ session_work_tree() {
   [ "$inside" = true ]
 }
 
+# session_no_tree <label> <out-var>: why <label> could not be probed: it is
+# not a git work tree, or there is no git to ask ("<label> cannot be checked:
+# git is not on PATH"), which is not the same news.
+session_no_tree() {
+  if command -v git >/dev/null 2>&1; then
+    printf -v "$2" '%s is not a git work tree' "$1"
+  else
+    printf -v "$2" '%s cannot be checked: git is not on PATH' "$1"
+  fi
+}
+
 # session_lower <sha> <out-var>: the SHA with A-F in lower case.
 session_lower() {
   local s=$1
@@ -73,10 +84,11 @@ session_lower() {
 # session_probe_stale <repo> <label> <saved-sha> <banner-var>: 0 when HEAD is
 # still the saved commit; 1 (moved) or 3 (not a git work tree) with a banner.
 session_probe_stale() {
-  local head='' saved
+  local head='' saved why
   printf -v "$4" '%s' ''
   if ! session_work_tree "$1"; then
-    printf -v "$4" 'STALE SNAPSHOT: %s is not a git work tree (saved HEAD %s)' "$2" "$3"
+    session_no_tree "$2" why
+    printf -v "$4" 'STALE SNAPSHOT: %s (saved HEAD %s)' "$why" "$3"
     return 3
   fi
   head=$(session_git "$1" rev-parse -q --verify 'HEAD^{commit}') || head=''
@@ -92,10 +104,11 @@ session_probe_stale() {
 # else a banner and 1 (it moved on), 5 (there is no such branch) or 3 (not a
 # git work tree).
 session_probe_upstream_stale() {
-  local ref='' short current='' saved
+  local ref='' short current='' saved why
   printf -v "$4" '%s' ''
   if ! session_work_tree "$1"; then
-    printf -v "$4" 'STALE SNAPSHOT: %s is not a git work tree (saved %s)' "$2" "$3"
+    session_no_tree "$2" why
+    printf -v "$4" 'STALE SNAPSHOT: %s (saved %s)' "$why" "$3"
     return 3
   fi
   session_upstream_ref "$1" ref
@@ -153,14 +166,15 @@ session_upstream_ref() {
 # <banner-var>_landed (the caller's) to the number of files whose content
 # landed (0: none, or no check), and <banner-var>_ref to the branch's name.
 session_probe_sha() {
-  local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path named status=0
+  local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path named status=0 why
   local -a paths=()
   shift 4
   printf -v "$out" '%s' ''
   printf -v "${out}_landed" '%s' 0
   printf -v "${out}_ref" '%s' ''
   if ! session_work_tree "$repo"; then
-    printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s is not a git work tree.' "$sha" "$label"
+    session_no_tree "$label" why
+    printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s.' "$sha" "${why#"$label cannot be checked: "}"
     return 3
   fi
   session_upstream_ref "$repo" ref

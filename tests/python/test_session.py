@@ -347,3 +347,42 @@ def test_captured_at_defaults_to_now(tmp_path: Path, impl: str) -> None:
     data = (tmp_path / "ws" / "datarim" / "sessions" / f"{SESSION}.session.md").read_text()
     stamp = re.search(r"^captured_at: (\S+)$", data, flags=re.MULTILINE)
     assert stamp is not None and before <= stamp.group(1) <= after
+
+
+def test_no_git_on_path_is_said_as_such(tmp_path: Path) -> None:
+    """Issue 19: with no git to ask, the claim probes say so, not that the
+    repository is no git work tree; the same bytes and exit code in both."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("bash", "sh", "cat", "awk", "sed", "grep", "env", "dirname"):
+        found = shutil.which(tool)
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    env = {"PATH": str(bin_dir), "LC_ALL": "C", "PYTHONPATH": str(REPO / "python" / "src")}
+    reverify = str(REPO / "dev-tools" / "reverify-session-claims.sh")
+    for args, banner in (
+        (
+            ["--sha-presence", "--sha", "abc1234"],
+            "SHA abc1234 cannot be checked: git is not on PATH.",
+        ),
+        (["--stale", "--saved-sha", "abc1234"], f"{repo} cannot be checked: git is not on PATH"),
+    ):
+        runs = [
+            subprocess.run(
+                [*program, *args, "--repo", str(repo)], env=env, capture_output=True, check=False
+            )
+            for program in (
+                [reverify],
+                [sys.executable, "-m", "datarim_snapshot", "session-reverify"],
+            )
+        ]
+        bash, python = runs
+        assert (bash.returncode, bash.stdout, bash.stderr) == (
+            python.returncode,
+            python.stdout,
+            python.stderr,
+        )
+        assert bash.returncode == 3 and banner in bash.stdout.decode(), bash

@@ -74,6 +74,16 @@ def _first_line(output: bytes) -> str:
     return os.fsdecode(output.split(b"\n", 1)[0])
 
 
+def no_tree(label: str) -> str:
+    """Why label could not be probed: it is not a git work tree, or there is no
+    git to ask, which is not the same news."""
+    import shutil
+
+    if shutil.which("git") is None:
+        return f"{label} cannot be checked: git is not on PATH"
+    return f"{label} is not a git work tree"
+
+
 def work_tree(repo: str) -> bool:
     if not os.path.isdir(repo):
         return False
@@ -86,7 +96,7 @@ def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     if not work_tree(repo):
         return (
             NOT_A_WORK_TREE,
-            f"STALE SNAPSHOT: {label} is not a git work tree (saved HEAD {saved})",
+            f"STALE SNAPSHOT: {no_tree(label)} (saved HEAD {saved})",
         )
     code, out = git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}")
     head = _first_line(out) if code == 0 else ""
@@ -100,7 +110,7 @@ def probe_upstream_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     origin/main as a rule) still the saved commit? 1 (it moved on), 5 (there is
     no such branch) or 3 (not a git work tree) with a banner."""
     if not work_tree(repo):
-        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {label} is not a git work tree (saved {saved})"
+        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label)} (saved {saved})"
     ref = upstream_ref(repo)
     short = _short_ref(ref)
     code, out = git(repo, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}")
@@ -175,7 +185,8 @@ def probe_sha_detail(repo: str, label: str, sha: str, paths: Sequence[str] = ())
     if not work_tree(repo):
         return ShaProbe(
             NOT_A_WORK_TREE,
-            f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {label} is not a git work tree.",
+            f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked:"
+            f" {no_tree(label).removeprefix(f'{label} cannot be checked: ')}.",
         )
     ref = upstream_ref(repo)
     short = _short_ref(ref)
