@@ -90,7 +90,7 @@ resume_active_context_unreadable() {
 # named by --task, else the one active task. Returns 3 after saying why not
 # (nothing is said when quiet is set).
 resume_pick_task() {
-  local prog=$1 active count=0 IFS=$' \t\n'
+  local prog=$1 active count=0 list IFS=$' \t\n'
   if [ -n "$3" ]; then
     if [ -n "${5:-}" ]; then dr_task_id_ok "$3"; else dr_check_task_flag "$prog" "$3"; fi || return 3
     printf -v "$4" '%s' "$3"
@@ -103,12 +103,17 @@ resume_pick_task() {
     return 0
   fi
   if [ -z "${5:-}" ]; then
+    # The list the tasks came from (spec §8.1): tasks.md when there is no activeContext.md.
+    list=datarim/activeContext.md
+    if [ ! -e "$2/$list" ] && [ ! -L "$2/$list" ] && [ -e "$2/datarim/tasks.md" ]; then
+      list=datarim/tasks.md
+    fi
     if [ "$count" -eq 0 ] && resume_active_context_unreadable "$2"; then
       dr_err "$prog" "no --task given and datarim/activeContext.md cannot be read"
     elif [ "$count" -eq 0 ]; then
-      dr_err "$prog" "no --task given and no active task in datarim/activeContext.md"
+      dr_err "$prog" "no --task given and no active task in $list"
     else
-      dr_err "$prog" "no --task given and $count active tasks in datarim/activeContext.md ($active); pass --task <ID>"
+      dr_err "$prog" "no --task given and $count active tasks in $list ($active); pass --task <ID>"
     fi
   fi
   return 3

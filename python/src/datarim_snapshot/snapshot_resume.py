@@ -77,10 +77,17 @@ def pick_task(root: str, task_flag: str | None) -> str:
         return active[0]
     if not active and active_context_unreadable(root):
         raise UsageError("no --task given and datarim/activeContext.md cannot be read", code=3)
+    # The list the tasks came from (spec §8.1): tasks.md when there is no activeContext.md.
+    listed = "datarim/activeContext.md"
+    tasks_md = "datarim/tasks.md"
+    if not os.path.lexists(os.path.join(root, listed)) and os.path.exists(
+        os.path.join(root, tasks_md)
+    ):
+        listed = tasks_md
     if not active:
-        raise UsageError("no --task given and no active task in datarim/activeContext.md", code=3)
+        raise UsageError(f"no --task given and no active task in {listed}", code=3)
     raise UsageError(
-        f"no --task given and {len(active)} active tasks in datarim/activeContext.md "
+        f"no --task given and {len(active)} active tasks in {listed} "
         f"({' '.join(active)}); pass --task <ID>",
         code=3,
     )
