@@ -182,8 +182,8 @@ stop_hook_emit() {
     return 0
   fi
   # No CTA header opening anywhere in the answer (a question, say): no CTA
-  # block, so no snapshot is owed, and emit need not be read nor run. Only a
-  # sure "none" (grep's 1) says so.
+  # block, so emit need not be read nor run; the turn is logged and recorded
+  # as one that left no snapshot. Only a sure "none" (grep's 1) says so.
   hook_now stamp
   LC_ALL=C grep -q -F -f "$dir/text/cta-headers.txt" -- "$2" 2>/dev/null || status=$?
   if [ "$status" -eq 1 ]; then
@@ -213,11 +213,9 @@ stop_hook_emit() {
 
 # stop_hook_missed <state> <root> <what> <stamp> <why>: a stage turn that left
 # no snapshot (no CTA block, a refused write) is logged as "<what>: <why>",
-# and, when it named
-# its task, recorded in datarim/snapshots/.missed.<ID> as "<command> <stamp>",
-# so the next resume says that the snapshot it hands over is older than this
-# turn (spec §9). Only in a real snapshots folder; the record is renamed into
-# place, never written through a symlink; the next snapshot write removes it.
+# and, when it named its task, recorded in datarim/snapshots/.missed.<ID> as
+# "<command> <stamp>", so the next resume says that the snapshot it hands over
+# is older than this turn (spec §9); the next snapshot write removes it.
 stop_hook_missed() {
   hook_log "$1" stop-hook "$3: $5"
   stop_hook_put "$2" "missed.$rec_task" "/dr-$rec_stage $4"

@@ -246,7 +246,8 @@ def _emit(
         return
     stamp = hook_state.now()
     # No CTA header opening anywhere in the answer (a question, say): no CTA
-    # block, so emit need not be loaded nor run.
+    # block, so emit need not be loaded nor run; the turn is logged and
+    # recorded as one that left no snapshot.
     if not _may_hold_cta(text):
         _missed(state, root, record, what, stamp, "no snapshot: its answer has no CTA block")
         return
@@ -277,9 +278,8 @@ def _missed(
     """A stage turn that left no snapshot (no CTA block, a refused write) is
     logged as "<what>: <why>", and, when it named its task, recorded in
     datarim/snapshots/.missed.<ID> as "<command> <stamp>", so the next resume
-    says that the snapshot it hands over is older than this turn (spec §9).
-    Only in a real snapshots folder; the record is renamed into place, never
-    written through a symlink; the next snapshot write removes it."""
+    says that the snapshot it hands over is older than this turn (spec §9);
+    the next snapshot write removes it."""
     hook_state.log(state, HOOK, f"{what}: {why}")
     _put(root, record, f"missed.{record.task}", f"/dr-{record.stage} {stamp}")
     _put(root, record, "last-task", record.task)
