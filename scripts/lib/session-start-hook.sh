@@ -51,9 +51,8 @@ session_start_payload() {
 # is one of several active tasks: that turn's session is, as a rule, the one
 # just cleared, and its task wins over the list. 1 when there is none.
 session_start_last_task() {
-  local LC_ALL=C file=$1/datarim/snapshots/.last-task line='' active IFS=$' \t\n'
-  { [ -f "$file" ] && [ ! -L "$file" ]; } || return 1
-  { IFS= read -r -n 256 line || :; } 2>/dev/null <"$file"
+  local LC_ALL=C line='' active IFS=$' \t\n'
+  resume_record_line "$1" .last-task line || return 1
   dr_task_id_ok "$line" || return 1
   resume_active_tasks "$1" active
   case " $active " in *" $line "*) ;; *) return 1 ;; esac

@@ -306,15 +306,25 @@ resume_emit() {
   resume_render "$1" legacy "$3" "${6:-}" "$frames"
 }
 
+# resume_record_line <root> <name> <out-var>: the first line (at most 256
+# characters) of datarim/snapshots/<name>, a record the Stop hook keeps
+# (.missed.<ID>, .last-task); 1 when that is no regular file or a symlink.
+resume_record_line() {
+  # Local names no caller passes as <out-var>.
+  local resume_record_file=$1/datarim/snapshots/$2 resume_record_text=''
+  { [ -f "$resume_record_file" ] && [ ! -L "$resume_record_file" ]; } || return 1
+  { IFS= read -r -n 256 resume_record_text || :; } 2>/dev/null <"$resume_record_file"
+  printf -v "$3" '%s' "$resume_record_text"
+}
+
 # resume_missed_notice <root> <task> <stage> <captured_at> <out-var>: the note
 # that a stage turn after the snapshot left none (stop-hook.sh's
 # datarim/snapshots/.missed.<ID>, "<command> <time>", a time later than
 # <captured_at>), else empty.
 resume_missed_notice() {
-  local LC_ALL=C file=$1/datarim/snapshots/.missed.$2 line=''
+  local LC_ALL=C line=''
   printf -v "$5" '%s' ''
-  { [ -f "$file" ] && [ ! -L "$file" ]; } || return 0
-  { IFS= read -r -n 256 line || :; } 2>/dev/null <"$file"
+  resume_record_line "$1" ".missed.$2" line || return 0
   [[ $line =~ ^(/dr-[a-z][a-z0-9-]*)\ ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)$ ]] || return 0
   [[ ${BASH_REMATCH[2]} > $4 ]] || return 0
   printf -v "$5" 'NOTE: the %s turn of %s left no snapshot; the snapshot below is from the %s stage, captured %s.\n\n' \

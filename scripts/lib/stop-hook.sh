@@ -231,6 +231,10 @@ stop_hook_put() {
   local folder=$1/datarim/snapshots tmp
   [ -n "$rec_task" ] || return 0
   { [ -d "$folder" ] && [ ! -L "$folder" ]; } || return 0
+  # mv moves a file INTO a directory (or a link to one) at the name: as the
+  # Python rename, replace a symlink and leave a directory alone.
+  if [ -L "$folder/.$2" ]; then rm -f -- "$folder/.$2" 2>/dev/null || :; fi
+  [ ! -d "$folder/.$2" ] || return 0
   tmp=$folder/.$2.${BASHPID:-$$}.$RANDOM
   if (
     set -C

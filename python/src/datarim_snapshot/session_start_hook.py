@@ -17,7 +17,6 @@ import sys
 from .errors import DatarimError, MissingError, UsageError
 from .flags import seconds_env
 from .hook_payload import load_payload, usable
-from .inputs import read_prefix
 from .roots import discover_root
 from .rules import task_id_ok
 from .snapshot_resume import (
@@ -26,6 +25,7 @@ from .snapshot_resume import (
     option_command,
     pick_task,
     recommended_cta,
+    record_line,
     resume_output,
 )
 from .snapshot_validator import read_snapshot
@@ -90,13 +90,8 @@ def last_task(root: str) -> str | None:
     written by the Stop hook) when it is one of several active tasks: that
     turn's session is, as a rule, the one just cleared, and its task wins over
     the list. None when there is none."""
-    path = os.path.join(root, "datarim", "snapshots", ".last-task")
-    if os.path.islink(path) or not os.path.isfile(path):
-        return None
-    try:
-        # As bash's read: the first line of the first 256 bytes, NULs dropped.
-        data = read_prefix(path, 256).split(b"\n", 1)[0].replace(b"\0", b"")
-    except OSError:
+    data = record_line(root, ".last-task")
+    if data is None:
         return None
     line = data.decode("latin-1")
     if not task_id_ok(line) or line not in active_tasks(root):

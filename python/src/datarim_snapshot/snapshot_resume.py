@@ -295,23 +295,29 @@ def snapshot_output(
     return hook_text((told + text).decode(), budget)
 
 
-MISSED_READ = 256
+RECORD_READ = 256
 _MISSED_LINE = rb"(/dr-[a-z][a-z0-9-]*) ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)"
+
+
+def record_line(root: str, name: str) -> bytes | None:
+    """The first line of datarim/snapshots/<name>, a record the Stop hook keeps
+    (.missed.<ID>, .last-task), as bash's read takes it (of the first 256
+    bytes, NULs dropped); None when that is no regular file or a symlink."""
+    path = os.path.join(root, "datarim", "snapshots", name)
+    if os.path.islink(path) or not os.path.isfile(path):
+        return None
+    try:
+        return read_prefix(path, RECORD_READ).split(b"\n", 1)[0].replace(b"\0", b"")
+    except OSError:
+        return None
 
 
 def missed_notice(root: str, task: str, snapshot: StageSnapshot) -> bytes:
     """The note that a stage turn after the snapshot left none (the Stop hook's
     datarim/snapshots/.missed.<ID>, "<command> <time>", a time later than the
     snapshot's), else b""."""
-    path = os.path.join(root, "datarim", "snapshots", f".missed.{task}")
-    if os.path.islink(path) or not os.path.isfile(path):
-        return b""
-    try:
-        # As bash's read: the first line of the first 256 bytes, NULs dropped.
-        line = read_prefix(path, MISSED_READ).split(b"\n", 1)[0].replace(b"\0", b"")
-    except OSError:
-        return b""
-    found = pattern(_MISSED_LINE).fullmatch(line)
+    line = record_line(root, f".missed.{task}")
+    found = None if line is None else pattern(_MISSED_LINE).fullmatch(line)
     if found is None or found.group(2) <= snapshot.captured_at:
         return b""
     return (
