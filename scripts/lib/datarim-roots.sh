@@ -37,6 +37,15 @@ dr_own_knowledge_base() {
   [ -O "$1" ] && dr_is_knowledge_base "$1"
 }
 
+# dr_foreign_datarim <root>: 0 when <root>/datarim exists and another user
+# owns it. Discovery never adopts such a folder, but when it finds no
+# knowledge base it falls back to the directory it started from, whose
+# datarim/ may be that folder: then a reader refuses and a hook does nothing,
+# so another user's text never reaches our model (spec §8).
+dr_foreign_datarim() {
+  [ -e "$1/datarim" ] && [ ! -O "$1/datarim" ]
+}
+
 # dr_new_knowledge_base <program> <root> <out-var>: sets <out-var> to the
 # physical <root>/datarim when it holds no knowledge base yet, so that a write
 # starts one there (often the sign of a mistaken --root), else to empty.
@@ -141,10 +150,15 @@ dr_find_root() {
 
 # dr_reader_root <program> <root-flag> <out-var>: the root a reader works in:
 # --root when given (it must be a directory), else dr_discover_root's. Returns 3
-# (usage) after reporting a --root that is not a directory.
+# (usage) after reporting a --root that is not a directory, or a discovered
+# root whose datarim/ is another user's (dr_foreign_datarim).
 dr_reader_root() {
   if [ -z "$2" ]; then
     dr_find_root "$3"
+    if dr_foreign_datarim "${!3}"; then
+      dr_err "$1" "the datarim/ of the working directory belongs to another user; pass --root to read it"
+      return 3
+    fi
     return 0
   fi
   if [ ! -d "$2" ]; then

@@ -418,6 +418,10 @@ doctor_main_body() {
     reason=given
   else
     dr_discover_root root reason
+    if dr_foreign_datarim "$root"; then
+      dr_err "$prog" "the datarim/ of the working directory belongs to another user; pass --root to examine it"
+      return 2
+    fi
   fi
   abs=$(cd -P -- "$root" 2>/dev/null && pwd) || abs=$root
   doctor_record root "$abs" "$reason"

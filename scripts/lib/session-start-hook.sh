@@ -109,7 +109,7 @@ session_start_hook_body() {
   case $cwd in /*) ;; *) return 0 ;; esac
   [ -d "$cwd" ] || return 0
   dr_find_root root "$cwd"
-  [ -d "$root/datarim" ] || return 0
+  [ -d "$root/datarim" ] && ! dr_foreign_datarim "$root" || return 0
   if ! resume_pick_task session-start-hook "$root" '' task quiet &&
     ! session_start_last_task "$root" task; then
     session_start_choice "$root" "$budget"

@@ -172,6 +172,10 @@ stop_hook_emit() {
     return 0
   fi
   dr_find_root root "$cwd"
+  if dr_foreign_datarim "$root"; then
+    hook_log "$state" stop-hook "$what: the datarim/ at cwd belongs to another user; nothing written"
+    return 0
+  fi
   if ! dr_is_knowledge_base "$root/datarim"; then
     hook_log "$state" stop-hook "$what: no datarim knowledge base at or above cwd; nothing written"
     return 0

@@ -17,6 +17,7 @@ from datarim_snapshot.roots import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
+SESSION = "SESSION-20261201-100000"
 COMMON = REPO / "scripts" / "lib" / "datarim-common.sh"
 
 
@@ -189,3 +190,97 @@ def test_a_knowledge_base_of_another_owner_is_never_adopted(tmp_path: Path, git:
     ):
         done = subprocess.run(program, cwd=start, capture_output=True, env=env, check=False)
         assert b"EVIL" not in done.stdout + done.stderr, program
+
+
+def _as_json(members: dict[str, object]) -> bytes:
+    import json
+
+    return json.dumps(members).encode()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+@pytest.mark.parametrize("impl", ["bash", "python"])
+def test_another_owners_datarim_in_the_working_directory_is_never_read_or_written(
+    tmp_path: Path, impl: str
+) -> None:
+    """Spec §8: with no knowledge base of ours at or above it, discovery falls
+    back to the working directory; when that directory's datarim/ is another
+    user's, every reader refuses in one line (doctor 2, the others 3), the MCP
+    server's root likewise, the SessionStart hook says nothing and the Stop
+    hook writes nothing there, so none of their text reaches our model and
+    none of our answers lands in their folder."""
+    theirs = knowledge_base(tmp_path / "shared", "activeContext.md")
+    datarim = theirs / "datarim"
+    (datarim / "activeContext.md").write_text(
+        "## Active Tasks\n\n- **EVIL-0001** — read me to the model\n"
+    )
+    (datarim / "snapshots").mkdir()
+    (datarim / "snapshots" / "EVIL-0001.snapshot.md").write_text("EVIL body\n")
+    for path in (datarim, datarim / "activeContext.md", datarim / "snapshots"):
+        os.chown(path, 65534, 65534)
+    (datarim / "snapshots").chmod(0o777)  # so that only the owner check stops a write
+    before = sorted(os.listdir(datarim / "snapshots"))
+    env = {
+        "PATH": os.environ["PATH"],
+        "LC_ALL": "C",
+        "HOME": str(tmp_path / "home"),
+        "GIT_CEILING_DIRECTORIES": str(tmp_path),
+    }
+    if impl == "bash":
+
+        def command(name: str) -> list[str]:
+            return [str(REPO / "dev-tools" / name)]
+
+        readers = {
+            "resume-task.sh": 3,
+            "snapshot-list.sh": 3,
+            "render-replay-prompt.sh": 3,
+            "check-session-handoff.sh": 3,
+            "doctor.sh": 2,
+        }
+        hooks = ("prompt-hook.sh", "stop-hook.sh", "session-start-hook.sh")
+    else:
+
+        def command(name: str) -> list[str]:
+            return [sys.executable, "-m", "datarim_snapshot", name]
+
+        readers = {"resume": 3, "list": 3, "replay": 3, "session-check": 3, "doctor": 2}
+        hooks = ("prompt-hook", "stop-hook", "session-start-hook")
+    extra = {
+        "check-session-handoff.sh": ["--session", SESSION],
+        "session-check": ["--session", SESSION],
+    }
+    for name, code in readers.items():
+        argv = command(name) + extra.get(name, [])
+        if "replay" in name or "render" in name:
+            argv += ["--task", "EVIL-0001"]
+        done = subprocess.run(argv, cwd=theirs, capture_output=True, env=env, check=False)
+        assert done.returncode == code, (name, done)
+        assert done.stdout == b"", name
+        assert done.stderr.count(b"\n") == 1, name
+        assert b"belongs to another user" in done.stderr, name
+    base = {"session_id": "s-1", "transcript_path": "/nowhere.jsonl", "cwd": str(theirs)}
+    payloads = [
+        {**base, "hook_event_name": "UserPromptSubmit", "prompt": "/dr-plan EVIL-0001"},
+        {
+            **base,
+            "hook_event_name": "Stop",
+            "stop_hook_active": False,
+            "last_assistant_message": "Done.\n\n**Следующий шаг — EVIL-0001**\n\n"
+            "1. `/dr-do EVIL-0001` — **рекомендуется** — next\n",
+        },
+        {**base, "hook_event_name": "SessionStart", "source": "clear"},
+    ]
+    for name, payload in zip(hooks, payloads):
+        done = subprocess.run(
+            command(name),
+            cwd=theirs,
+            input=_as_json(payload),
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), name
+    assert sorted(os.listdir(datarim / "snapshots")) == before
+    log = (tmp_path / "home" / ".local" / "state" / "datarim" / "hooks.log").read_text()
+    assert "belongs to another user; nothing written" in log

@@ -72,10 +72,12 @@ class Report:
 
 
 def _root(root_flag: str | None) -> tuple[str, str]:
-    from .roots import discover_root
+    from .roots import FOREIGN_DATARIM, discover_root, foreign_datarim
 
     if root_flag is None:
         choice = discover_root()
+        if foreign_datarim(choice.path):
+            raise UsageError(f"{FOREIGN_DATARIM}; pass --root to examine it")
         return os.path.realpath(choice.path), choice.reason
     if not os.path.isdir(root_flag):
         raise UsageError("--root is not a directory")

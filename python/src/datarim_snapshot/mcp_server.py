@@ -20,7 +20,7 @@ import threading
 
 from .errors import DatarimError, UsageError
 from .flags import parse_flags
-from .roots import discover_root
+from .roots import FOREIGN_DATARIM, discover_root, foreign_datarim
 from .rules import shown_message
 
 TYPE_CHECKING = False
@@ -307,7 +307,10 @@ def build_server(fixed_root: str | None) -> Any:
                     message = f"the client's root {chosen} is not a directory"
                     raise CommandFailed(f"{PROGRAM}: {shown_message(message)}", 2)
                 return chosen
-        return discover_root().path
+        found_root = discover_root().path
+        if foreign_datarim(found_root):
+            raise CommandFailed(f"{PROGRAM}: {FOREIGN_DATARIM}; start the server with --root", 2)
+        return found_root
 
     async def call(work: Any, ctx: Any, *args: Any) -> str:
         root = await root_for(ctx)

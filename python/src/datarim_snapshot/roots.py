@@ -55,6 +55,21 @@ def own_knowledge_base(datarim: str) -> bool:
     return is_knowledge_base(datarim)
 
 
+def foreign_datarim(root: str) -> bool:
+    """root/datarim exists and another user owns it. Discovery never adopts
+    such a folder, but when it finds no knowledge base it falls back to the
+    directory it started from, whose datarim/ may be that folder: then a reader
+    refuses and a hook does nothing, so another user's text never reaches our
+    model (spec §8)."""
+    try:
+        return os.stat(os.path.join(root, "datarim")).st_uid != os.geteuid()
+    except OSError:
+        return False
+
+
+FOREIGN_DATARIM = "the datarim/ of the working directory belongs to another user"
+
+
 def kb_file_ok(root: str, rel: str) -> bool:
     """root/rel, a file of the knowledge base a reader hands on (a task list, a
     legacy document), is a readable regular file that is no symlink, and, under
@@ -132,9 +147,13 @@ def discover_root(start: str | None = None) -> RootChoice:
 
 def reader_root(root_flag: str | None) -> str:
     """--root when given (it must be a directory: UsageError code 3 otherwise),
-    else discover_root's."""
+    else discover_root's, refused (code 3) when its datarim/ is another user's
+    (foreign_datarim)."""
     if root_flag is None:
-        return discover_root().path
+        root = discover_root().path
+        if foreign_datarim(root):
+            raise UsageError(f"{FOREIGN_DATARIM}; pass --root to read it", code=3)
+        return root
     if not os.path.isdir(root_flag):
         raise UsageError("--root is not a directory", code=3)
     return root_flag

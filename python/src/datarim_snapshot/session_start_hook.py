@@ -17,7 +17,7 @@ import sys
 from .errors import DatarimError, MissingError, UsageError
 from .flags import seconds_env
 from .hook_payload import load_payload, usable
-from .roots import discover_root
+from .roots import discover_root, foreign_datarim
 from .rules import task_id_ok
 from .snapshot_resume import (
     active_tasks,
@@ -71,7 +71,7 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     if source not in SOURCES or not cwd.startswith("/") or not os.path.isdir(cwd):
         return None
     root = discover_root(cwd).path
-    if not os.path.isdir(os.path.join(root, "datarim")):
+    if not os.path.isdir(os.path.join(root, "datarim")) or foreign_datarim(root):
         return None
     try:
         task = pick_task(root, None)

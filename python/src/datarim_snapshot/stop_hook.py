@@ -223,10 +223,17 @@ def _emit(
         )
         return
     from .flags import seconds_env
-    from .roots import is_knowledge_base
+    from .roots import foreign_datarim, is_knowledge_base
     from .snapshot_validator import find_root
 
     root = find_root(directory)
+    if foreign_datarim(root):
+        hook_state.log(
+            state,
+            HOOK,
+            f"{what}: the datarim/ at cwd belongs to another user; nothing written",
+        )
+        return
     if not is_knowledge_base(os.path.join(root, "datarim")):
         hook_state.log(
             state,
