@@ -67,11 +67,12 @@ resume_active_tasks() {
 resume_task_listed() {
   local LC_ALL=C dir name lists=''
   for name in activeContext.md tasks.md backlog.md; do
-    if dr_kb_file_ok "$1" "datarim/$name"; then lists=$lists$1/datarim/$name$'\n'; fi
+    if dr_kb_file_ok "$1" "datarim/$name"; then lists=$lists$name$'\n'; fi
   done
   [ -n "$lists" ] || return 1
   dr_lib_dir_into dir
-  DR_TASK_FIND=$2 DR_TASK_LISTS=$lists LC_ALL=C \
+  # The folder apart from the names: a root may hold a newline.
+  DR_TASK_FIND=$2 DR_TASK_DIR=$1/datarim DR_TASK_LISTS=$lists LC_ALL=C \
     awk -f "$dir/datarim-rules.awk" -f "$dir/task-list.awk" </dev/null
 }
 

@@ -10,7 +10,8 @@
 # DR_TASK_SECTION=<heading>, it prints "<ID>\t<title>\n" for each active task
 # under that "## " heading of the file (up to the next level-1 or level-2
 # heading), each ID once, in order; the title made safe to show (sanitize).
-# With DR_TASK_FIND=<ID> and DR_TASK_LISTS (file names, one a line) instead,
+# With DR_TASK_FIND=<ID>, DR_TASK_DIR (a folder) and DR_TASK_LISTS (names of
+# files in it, one a line) instead,
 # it exits 0 when a task line of any status in any of them names <ID>, else 1.
 # Needs LC_ALL=C (lengths are in bytes).
 
@@ -149,7 +150,8 @@ BEGIN {
     if (ENVIRON["DR_TASK_FIND"] != "") {
         rules_init()
         n = split(ENVIRON["DR_TASK_LISTS"], lists, "\n")
-        for (i = 1; i <= n; i++) if (lists[i] != "" && names_task(lists[i], ENVIRON["DR_TASK_FIND"])) exit 0
+        for (i = 1; i <= n; i++)
+            if (lists[i] != "" && names_task(ENVIRON["DR_TASK_DIR"] "/" lists[i], ENVIRON["DR_TASK_FIND"])) exit 0
         exit 1
     }
     if (ENVIRON["DR_TASK_LIST"] != "") {

@@ -284,3 +284,27 @@ def test_another_owners_datarim_in_the_working_directory_is_never_read_or_writte
     assert sorted(os.listdir(datarim / "snapshots")) == before
     log = (tmp_path / "home" / ".local" / "state" / "datarim" / "hooks.log").read_text()
     assert "belongs to another user; nothing written" in log
+
+
+def test_a_root_with_a_newline_finds_the_task_lists_in_both_languages(tmp_path: Path) -> None:
+    """A task only a task list names (here backlog.md) is found under a --root
+    holding a newline: bash passes the folder apart from the list names, which
+    it joins with newlines (it once split the root there and found nothing)."""
+    root = tmp_path / "a\nb"
+    (root / "datarim").mkdir(parents=True)
+    (root / "datarim" / "backlog.md").write_text(
+        "# Backlog\n\n- ZED-0001 · pending · P2 · L1 · A later task → tasks/ZED-0001.md\n"
+    )
+    args = ["--root", str(root), "--task", "ZED-0001"]
+    env = {"PATH": os.environ["PATH"], "LC_ALL": "C"}
+    runs = [
+        subprocess.run(program + args, capture_output=True, env=env, check=False)
+        for program in (
+            [str(REPO / "dev-tools" / "resume-task.sh")],
+            [sys.executable, "-m", "datarim_snapshot", "resume"],
+        )
+    ]
+    bash, python = ((run.returncode, run.stdout, run.stderr) for run in runs)
+    assert bash == python
+    assert bash[0] == 1
+    assert b"no valid snapshot and no legacy context" in bash[2]
