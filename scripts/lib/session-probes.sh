@@ -14,7 +14,10 @@
 # is not stale; a saved SHA is read as an object name only, and a commit git
 # does not know is never called "landed"; a repository without an upstream
 # branch says so. Git runs in <repo> only (no GIT_DIR & co. from the caller),
-# reads only, and gets paths after "--".
+# reads only, and gets paths after "--". Each git call has at most
+# DATARIM_GIT_TIMEOUT seconds (git_anchor_seconds): a probe whose git did not
+# answer says so ("<label> cannot be checked: git did not answer within <n>
+# s", code 3) and concludes nothing else.
 #
 # Sourcing defines functions only; nothing of the caller's shell changes.
 
@@ -26,8 +29,8 @@ _session_probes_load() {
   local dir
   dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
   case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
+  # shellcheck source=scripts/lib/git-anchor.sh
+  . "$dir/git-anchor.sh"
 }
 _session_probes_load
 unset -f _session_probes_load
@@ -44,30 +47,52 @@ session_path_ok() {
   [ -n "$1" ] && [ ${#1} -le 4096 ] && case $1 in *[$'\001'-$'\037'$'\177']*) false ;; esac
 }
 
-# session_git <repo> <git-args...>: git confined to <repo>, errors silenced.
+# session_git <repo> <git-args...>: git confined to <repo>, errors silenced,
+# for at most git_anchor_seconds (git_anchor_timed_out tells its status).
 # Variables that would point git at another repository are dropped; those
 # that limit the search for one (GIT_CEILING_DIRECTORIES) are honoured.
 session_git() {
   (
     unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES \
       GIT_COMMON_DIR GIT_NAMESPACE
-    GIT_OPTIONAL_LOCKS=0 GIT_LITERAL_PATHSPECS=1 exec git -C "$1" "${@:2}" 2>/dev/null
+    git_anchor_seconds seconds
+    set -- git -C "$1" "${@:2}"
+    # timeout (coreutils, BusyBox) where the system has it; macOS has none.
+    if command -v timeout >/dev/null 2>&1; then set -- timeout -k 1 "$seconds" "$@"; fi
+    GIT_OPTIONAL_LOCKS=0 GIT_LITERAL_PATHSPECS=1 exec "$@" 2>/dev/null
   )
+}
+
+# session_git_into <out-var> <repo> <git-args...>: session_git's output in
+# <out-var> and its status; a git that ran out of time also sets the probe's
+# session_git_hung (declared local by each probe), whatever the caller makes of
+# the status.
+session_git_into() {
+  local status=0 sgi_out
+  sgi_out=$(session_git "${@:2}") || status=$?
+  printf -v "$1" '%s' "$sgi_out"
+  ! git_anchor_timed_out "$status" || session_git_hung=1
+  return "$status"
 }
 
 # session_work_tree <repo>: 0 when <repo> is inside a git work tree.
 session_work_tree() {
   local inside=''
   [ -d "$1" ] || return 1
-  inside=$(session_git "$1" rev-parse --is-inside-work-tree) || return 1
+  session_git_into inside "$1" rev-parse --is-inside-work-tree || return 1
   [ "$inside" = true ]
 }
 
 # session_no_tree <label> <out-var>: why <label> could not be probed: it is
-# not a git work tree, or there is no git to ask ("<label> cannot be checked:
-# git is not on PATH"), which is not the same news.
+# not a git work tree, there is no git to ask ("<label> cannot be checked:
+# git is not on PATH"), or git did not answer in time (session_git_hung),
+# which are not the same news.
 session_no_tree() {
-  if command -v git >/dev/null 2>&1; then
+  local seconds
+  if [ -n "${session_git_hung-}" ]; then
+    git_anchor_seconds seconds
+    printf -v "$2" '%s cannot be checked: git did not answer within %s s' "$1" "$seconds"
+  elif command -v git >/dev/null 2>&1; then
     printf -v "$2" '%s is not a git work tree' "$1"
   else
     printf -v "$2" '%s cannot be checked: git is not on PATH' "$1"
@@ -84,17 +109,20 @@ session_lower() {
 # session_probe_stale <repo> <label> <saved-sha> <banner-var>: 0 when HEAD is
 # still the saved commit; 1 (moved) or 3 (not a git work tree) with a banner.
 session_probe_stale() {
-  local head='' saved why
+  local head_now='' saved why session_git_hung=''
   printf -v "$4" '%s' ''
-  if ! session_work_tree "$1"; then
+  if ! session_work_tree "$1" ||
+    {
+      session_git_into head_now "$1" rev-parse -q --verify 'HEAD^{commit}' || head_now=''
+      [ -n "$session_git_hung" ]
+    }; then
     session_no_tree "$2" why
     printf -v "$4" 'STALE SNAPSHOT: %s (saved HEAD %s)' "$why" "$3"
     return 3
   fi
-  head=$(session_git "$1" rev-parse -q --verify 'HEAD^{commit}') || head=''
   session_lower "$3" saved
-  case $head in "$saved"*) return 0 ;; esac
-  printf -v "$4" 'STALE SNAPSHOT: %s HEAD changed from %s to %s' "$2" "$3" "${head:-(no commit)}"
+  case $head_now in "$saved"*) return 0 ;; esac
+  printf -v "$4" 'STALE SNAPSHOT: %s HEAD changed from %s to %s' "$2" "$3" "${head_now:-(no commit)}"
   return 1
 }
 
@@ -102,19 +130,22 @@ session_probe_stale() {
 # reference's --stale (spec §8): 0 when the upstream branch (see
 # session_upstream_ref; origin/main as a rule) is still the saved commit;
 # else a banner and 1 (it moved on), 5 (there is no such branch) or 3 (not a
-# git work tree).
+# git work tree, or git did not answer).
 session_probe_upstream_stale() {
-  local ref='' short current='' saved why
+  local ref='' short current='' saved why session_git_hung=''
   printf -v "$4" '%s' ''
-  if ! session_work_tree "$1"; then
+  if ! session_work_tree "$1" ||
+    {
+      session_upstream_ref "$1" ref
+      session_git_into current "$1" rev-parse -q --verify "$ref^{commit}" || current=''
+      [ -n "$session_git_hung" ]
+    }; then
     session_no_tree "$2" why
     printf -v "$4" 'STALE SNAPSHOT: %s (saved %s)' "$why" "$3"
     return 3
   fi
-  session_upstream_ref "$1" ref
   short=${ref#refs/remotes/}
   short=${short#refs/heads/}
-  current=$(session_git "$1" rev-parse -q --verify "$ref^{commit}") || current=''
   if [ -z "$current" ]; then
     printf -v "$4" 'STALE SNAPSHOT: %s cannot be checked: %s has no %s.' "$2" "$2" "$short"
     return 5
@@ -132,10 +163,10 @@ session_commit_of() {
   local prefix names='' objects='' type name found='' count=0
   printf -v "$3" '%s' ''
   session_lower "$2" prefix
-  names=$(session_git "$1" rev-parse --disambiguate="$prefix") || names=''
+  session_git_into names "$1" rev-parse --disambiguate="$prefix" || names=''
   [ -n "$names" ] || return 4
-  objects=$(printf '%s\n' "$names" |
-    session_git "$1" cat-file --batch-check='%(objecttype) %(objectname)') || objects=''
+  session_git_into objects "$1" cat-file --batch-check='%(objecttype) %(objectname)' <<<"$names" ||
+    objects=''
   while read -r type name; do
     [ "$type" = commit ] || continue
     found=$name
@@ -151,8 +182,8 @@ session_commit_of() {
 # target, else refs/remotes/origin/main (which may not exist).
 session_upstream_ref() {
   local upstream=''
-  upstream=$(session_git "$1" rev-parse -q --verify --symbolic-full-name '@{upstream}') || upstream=''
-  [ -n "$upstream" ] || upstream=$(session_git "$1" symbolic-ref -q refs/remotes/origin/HEAD) || upstream=''
+  session_git_into upstream "$1" rev-parse -q --verify --symbolic-full-name '@{upstream}' || upstream=''
+  [ -n "$upstream" ] || session_git_into upstream "$1" symbolic-ref -q refs/remotes/origin/HEAD || upstream=''
   [ -n "$upstream" ] || upstream=refs/remotes/origin/main
   printf -v "$2" '%s' "$upstream"
 }
@@ -162,30 +193,40 @@ session_upstream_ref() {
 # banner and 1 (not there; the content check over the files the commit
 # changed, or those of them among <path>s, tells a squash merge from lost
 # work), 4 (git knows no commit by that name), 6 (several commits start
-# with it), 5 (no upstream branch) or 3 (not a git work tree). Also sets
+# with it), 5 (no upstream branch) or 3 (not a git work tree, or git did not
+# answer). Also sets
 # <banner-var>_landed (the caller's) to the number of files whose content
 # landed (0: none, or no check), and <banner-var>_ref to the branch's name.
 session_probe_sha() {
   local repo=$1 label=$2 sha=$3 out=$4 ref='' short commit='' path named status=0 why
+  # shellcheck disable=SC2034 # ignored: output of calls whose status is all that counts
+  local session_git_hung='' ignored=''
   local -a paths=()
   shift 4
   printf -v "$out" '%s' ''
   printf -v "${out}_landed" '%s' 0
   printf -v "${out}_ref" '%s' ''
-  if ! session_work_tree "$repo"; then
-    session_no_tree "$label" why
-    printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s.' "$sha" "${why#"$label cannot be checked: "}"
+  if ! session_work_tree "$repo" || { session_upstream_ref "$repo" ref && [ -n "$session_git_hung" ]; }; then
+    session_probe_sha_unchecked "$label" "$sha" "$out"
     return 3
   fi
-  session_upstream_ref "$repo" ref
   short=${ref#refs/remotes/}
   short=${short#refs/heads/}
   printf -v "${out}_ref" '%s' "$short"
-  if ! session_git "$repo" rev-parse -q --verify "$ref^{commit}" >/dev/null; then
+  session_git_into ignored "$repo" rev-parse -q --verify "$ref^{commit}" || status=$?
+  if [ -n "$session_git_hung" ]; then
+    session_probe_sha_unchecked "$label" "$sha" "$out"
+    return 3
+  fi
+  if [ "$status" -ne 0 ]; then
     printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s has no %s.' "$sha" "$label" "$short"
     return 5
   fi
   session_commit_of "$repo" "$sha" commit || status=$?
+  if [ -n "$session_git_hung" ]; then
+    session_probe_sha_unchecked "$label" "$sha" "$out"
+    return 3
+  fi
   if [ "$status" -eq 4 ]; then
     printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s not found in %s. git does not know this commit, so its content cannot be checked.' \
       "$sha" "$short"
@@ -196,10 +237,21 @@ session_probe_sha() {
       "$sha" "$label"
     return 6
   fi
-  session_git "$repo" merge-base --is-ancestor "$commit" "$ref" && return 0
+  session_git_into ignored "$repo" merge-base --is-ancestor "$commit" "$ref" && return 0
+  if [ -n "$session_git_hung" ]; then
+    session_probe_sha_unchecked "$label" "$sha" "$out"
+    return 3
+  fi
   # The files the commit changed (only those of them named, when paths are
   # given): a path it did not touch would make an empty diff prove nothing.
+  # A listing that failed ends in "/<status>" (no path git lists starts with "/").
   while IFS= read -r -d '' path; do
+    case $path in
+      /*)
+        ! git_anchor_timed_out "${path#/}" || session_git_hung=1
+        continue
+        ;;
+    esac
     if [ $# -gt 0 ]; then
       for named in "$@"; do
         if [ "$named" = "$path" ]; then
@@ -210,17 +262,32 @@ session_probe_sha() {
     else
       paths+=("$path")
     fi
-  done < <(session_git "$repo" diff-tree -r --root --no-commit-id --name-only -z "$commit")
+  done < <(
+    session_git "$repo" diff-tree -r --root --no-commit-id --name-only -z "$commit" || printf '/%s\0' "$?"
+  )
+  if [ ${#paths[@]} -gt 0 ] && [ -z "$session_git_hung" ]; then
+    status=0
+    session_git_into ignored "$repo" diff --quiet "$commit" "$ref" -- "${paths[@]}" || status=$?
+  fi
+  if [ -n "$session_git_hung" ]; then
+    session_probe_sha_unchecked "$label" "$sha" "$out"
+    return 3
+  fi
   printf -v "$out" 'CLAIM-UNVERIFIED: SHA %s not found in %s.' "$sha" "$short"
-  if [ ${#paths[@]} -gt 0 ]; then
-    session_git "$repo" diff --quiet "$commit" "$ref" -- "${paths[@]}" || status=$?
-    if [ "$status" -eq 0 ]; then
-      printf -v "$out" '%s Its content is there (no diff in %d file(s)): the work landed under another commit, e.g. a squash merge.' \
-        "${!out}" "${#paths[@]}"
-      printf -v "${out}_landed" '%s' "${#paths[@]}"
-    fi
+  if [ ${#paths[@]} -gt 0 ] && [ "$status" -eq 0 ]; then
+    printf -v "$out" '%s Its content is there (no diff in %d file(s)): the work landed under another commit, e.g. a squash merge.' \
+      "${!out}" "${#paths[@]}"
+    printf -v "${out}_landed" '%s' "${#paths[@]}"
   fi
   return 1
+}
+
+# session_probe_sha_unchecked <label> <sha> <banner-var>: the banner of a
+# SHA probe that could not look (session_no_tree says why).
+session_probe_sha_unchecked() {
+  local why
+  session_no_tree "$1" why
+  printf -v "$3" 'CLAIM-UNVERIFIED: SHA %s cannot be checked: %s.' "$2" "${why#"$1 cannot be checked: "}"
 }
 
 # session_probe_file <root> <path> <banner-var>: 0 when <path> (relative:

@@ -156,3 +156,61 @@ def test_a_hung_git_costs_neither_the_write_nor_the_resume(sandbox: Box) -> None
         b"NOTE: git did not answer within 1 s, so whether the code moved on since this"
         b" snapshot was taken was not checked.\n\n/dr-do"
     )
+
+
+def _reverify(impl: str) -> list[str]:
+    if impl == "bash":
+        return [str(REPO / "dev-tools" / "reverify-session-claims.sh")]
+    return [sys.executable, "-m", "datarim_snapshot", "session-reverify"]
+
+
+@pytest.mark.parametrize(
+    ("hangs_on", "probe"),
+    [
+        ("rev-parse", "--stale --sha"),
+        ("symbolic-ref", "--stale --saved-sha"),
+        ("cat-file", "--sha-presence --sha"),
+        ("merge-base", "--sha-presence --sha"),
+        ("diff-tree", "--sha-presence --sha"),
+        ("diff", "--sha-presence --sha"),
+    ],
+)
+def test_a_claim_probe_whose_git_hangs_concludes_nothing(
+    sandbox: Box, hangs_on: str, probe: str
+) -> None:
+    """A claim probe's git calls have DATARIM_GIT_TIMEOUT seconds each, in both
+    languages; one that runs out says the claim cannot be checked because git
+    did not answer (code 3, the same bytes), never that the repository is no
+    work tree, that the commit is missing or that its content did not land."""
+    ws = _work_tree(sandbox)
+    _git(ws, sandbox.env, "update-ref", "refs/remotes/origin/main", "HEAD")
+    (ws / "code.txt").write_text("two\n")
+    _git(ws, sandbox.env, "commit", "-qam", "not pushed")
+    done = subprocess.run(
+        [str(GIT), "-C", str(ws), "rev-parse", "HEAD"], capture_output=True, check=True
+    )
+    sha = done.stdout.decode().strip()[:12]
+    # Hangs on the one subcommand (the first word after -C <dir> and the options).
+    wrapper = sandbox.tmp / "bin" / "git"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'for word in "$@"; do case $word in -*|"$2") continue;; esac\n'
+        f'  [ "$word" = {hangs_on} ] && exec sleep 60; break; done\n'
+        f'exec "{GIT}" "$@"\n'
+    )
+    results = {}
+    for impl in ("bash", "python"):
+        began = time.monotonic()
+        run = subprocess.run(
+            _reverify(impl) + probe.split() + [sha, "--repo", str(ws)],
+            capture_output=True,
+            env={**sandbox.env, "DATARIM_GIT_TIMEOUT": "1"},
+            check=False,
+            timeout=60,
+        )
+        assert time.monotonic() - began < 20, impl
+        results[impl] = (run.returncode, run.stdout, run.stderr)
+    assert results["bash"] == results["python"]
+    code, out, _ = results["bash"]
+    assert code == 3, results
+    assert b"cannot be checked: git did not answer within 1 s" in out, out

@@ -8,7 +8,10 @@ abbreviated or upper-case SHA naming the current HEAD is not stale; a saved SHA
 is read as an object name only, and a commit git does not know is never called
 "landed"; a repository without an upstream branch says so. Git runs in the
 given repository only (no GIT_DIR & co. from the caller), reads only, and gets
-paths after "--".
+paths after "--". Each git call has at most DATARIM_GIT_TIMEOUT seconds
+(git_anchor.git_seconds): a probe whose git did not answer says so ("<label>
+cannot be checked: git did not answer within <n> s", code 3) and concludes
+nothing else.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 
 from .errors import UsageError
 from .flags import parse_flags
+from .git_anchor import GitTimeout, git_seconds
 from .records import Record
 
 TYPE_CHECKING = False
@@ -52,7 +56,8 @@ def path_ok(value: bytes) -> bool:
 def git(repo: str, *args: str, stdin: bytes = b"") -> tuple[int, bytes]:
     """git confined to repo, fed stdin; (exit code, stdout), errors silenced. Variables that
     would point git at another repository are dropped; those that limit the
-    search for one (GIT_CEILING_DIRECTORIES) are honoured."""
+    search for one (GIT_CEILING_DIRECTORIES) are honoured. GitTimeout when it
+    runs past git_seconds()."""
     import subprocess  # here: a command that probes nothing never pays for it
 
     env = {k: v for k, v in os.environ.items() if k not in _GIT_VARIABLES}
@@ -64,7 +69,10 @@ def git(repo: str, *args: str, stdin: bytes = b"") -> tuple[int, bytes]:
             input=stdin,
             capture_output=True,
             check=False,
+            timeout=git_seconds(),
         )
+    except subprocess.TimeoutExpired:
+        raise GitTimeout from None
     except OSError:
         return 127, b""
     return proc.returncode, proc.stdout
@@ -74,11 +82,14 @@ def _first_line(output: bytes) -> str:
     return os.fsdecode(output.split(b"\n", 1)[0])
 
 
-def no_tree(label: str) -> str:
-    """Why label could not be probed: it is not a git work tree, or there is no
-    git to ask, which is not the same news."""
+def no_tree(label: str, hung: bool = False) -> str:
+    """Why label could not be probed: it is not a git work tree, there is no
+    git to ask, or git did not answer in time (hung), which are not the same
+    news."""
     import shutil
 
+    if hung:
+        return f"{label} cannot be checked: git did not answer within {git_seconds()} s"
     if shutil.which("git") is None:
         return f"{label} cannot be checked: git is not on PATH"
     return f"{label} is not a git work tree"
@@ -92,7 +103,15 @@ def work_tree(repo: str) -> bool:
 
 
 def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
-    """HEAD still the saved commit? 1 (moved) or 3 (not a git work tree) with a banner."""
+    """HEAD still the saved commit? 1 (moved) or 3 (not a git work tree, or
+    git did not answer) with a banner."""
+    try:
+        return _probe_stale(repo, label, saved)
+    except GitTimeout:
+        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label, True)} (saved HEAD {saved})"
+
+
+def _probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     if not work_tree(repo):
         return (
             NOT_A_WORK_TREE,
@@ -108,7 +127,15 @@ def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
 def probe_upstream_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     """The reference's --stale (spec §8): the upstream branch (see upstream_ref;
     origin/main as a rule) still the saved commit? 1 (it moved on), 5 (there is
-    no such branch) or 3 (not a git work tree) with a banner."""
+    no such branch) or 3 (not a git work tree, or git did not answer) with a
+    banner."""
+    try:
+        return _probe_upstream_stale(repo, label, saved)
+    except GitTimeout:
+        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label, True)} (saved {saved})"
+
+
+def _probe_upstream_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     if not work_tree(repo):
         return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label)} (saved {saved})"
     ref = upstream_ref(repo)
@@ -182,12 +209,20 @@ def probe_sha(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> tup
 
 def probe_sha_detail(repo: str, label: str, sha: str, paths: Sequence[str] = ()) -> ShaProbe:
     """probe_sha, with the number of files whose content landed and the branch's name."""
+    try:
+        return _probe_sha_detail(repo, label, sha, paths)
+    except GitTimeout:
+        return _sha_unchecked(label, sha, hung=True)
+
+
+def _sha_unchecked(label: str, sha: str, hung: bool = False) -> ShaProbe:
+    why = no_tree(label, hung).removeprefix(f"{label} cannot be checked: ")
+    return ShaProbe(NOT_A_WORK_TREE, f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked: {why}.")
+
+
+def _probe_sha_detail(repo: str, label: str, sha: str, paths: Sequence[str]) -> ShaProbe:
     if not work_tree(repo):
-        return ShaProbe(
-            NOT_A_WORK_TREE,
-            f"CLAIM-UNVERIFIED: SHA {sha} cannot be checked:"
-            f" {no_tree(label).removeprefix(f'{label} cannot be checked: ')}.",
-        )
+        return _sha_unchecked(label, sha)
     ref = upstream_ref(repo)
     short = _short_ref(ref)
     if git(repo, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}")[0] != 0:
