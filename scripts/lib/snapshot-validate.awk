@@ -103,12 +103,13 @@ BEGIN {
     # body's first line ("---**TUNE-0254 ...") and counted the frontmatter of
     # "size_bytes: 8192" and "truncated: true": with "truncated: false" and a
     # size of four digits that is one byte short (spec §8). That terminator is
-    # the body's start, and that size is theirs; nothing else is let through.
+    # the body's start, and that size is theirs; nothing else is let through
+    # (those releases wrote no git field, so after one it is no terminator).
     glued = 0
     while (1) {
         mark = POS
         if ((line = next_line()) == "---") break
-        if (substr(line, 1, 3) == "---") { glued = 1; POS = mark + 3; break }
+        if (substr(line, 1, 3) == "---" && !last_rank) { glued = 1; POS = mark + 3; break }
         if (line == "\001EOF") broken("frontmatter is not closed")
         key = key_of(line)
         if (key in SEEN) broken("duplicate field: " shown(key))

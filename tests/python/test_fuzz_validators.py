@@ -134,6 +134,8 @@ def contract_violations(data: bytes, task: str) -> list[str]:
         start = end + 1
     front = text[4:start]
     glued = end > start + 3
+    if glued and any(line.startswith("git_") for line in front.split("\n")):
+        found.append("a glued fence after git fields (no release wrote one)")
     if not glued and text[end + 1 : end + 2] != "\n":
         found.append("no blank line after the frontmatter")
     try:

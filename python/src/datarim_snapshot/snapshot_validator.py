@@ -180,14 +180,15 @@ def check_snapshot_bytes(
     # body's first line ("---**TUNE-0254 ...") and counted the frontmatter of
     # "size_bytes: 8192" and "truncated: true": with "truncated: false" and a
     # size of four digits that is one byte short (spec §8). That terminator is
-    # the body's start, and that size is theirs; nothing else is let through.
+    # the body's start, and that size is theirs; nothing else is let through
+    # (those releases wrote no git field, so after one it is no terminator).
     glued = False
     while True:
         mark = lines.pos
         extra_line = lines.next()
         if extra_line == b"---":
             break
-        if extra_line is not None and extra_line.startswith(b"---"):
+        if extra_line is not None and extra_line.startswith(b"---") and not last_rank:
             glued = True
             lines.pos = mark + 3
             break
