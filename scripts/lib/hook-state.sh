@@ -139,14 +139,30 @@ hook_turn_file() {
 # prompt, removed by any other prompt and by the Stop hook that reads it):
 #   stage=<stage>\ntask=<ID or empty>\nturn=<turn_id or empty>\n
 
-# hook_turn_write <record-file> <stage> <task> <turn>: writes the record (a
-# temp file renamed over it, mode 600). 1 when it cannot.
+# hook_turn_write <record-file> <stage> <task> <turn>: writes the record
+# (hook_put_file). 1 when it cannot.
 hook_turn_write() {
-  local dir=${1%/*} tmp
+  local dir=${1%/*}
   hook_make_dir "${dir%/*}" && hook_make_dir "$dir" || return 1
-  tmp=$dir/.tmp.${BASHPID:-$$}.$RANDOM
-  (umask 077 && printf 'stage=%s\ntask=%s\nturn=%s\n' "$2" "$3" "$4" >"$tmp") 2>/dev/null &&
-    LC_ALL=C mv -f -- "$tmp" "$1" 2>/dev/null && return 0
+  hook_put_file "$1" "stage=$2"$'\n'"task=$3"$'\n'"turn=$4"$'\n'
+}
+
+# hook_put_file <path> <text>: <path> holds <text> whole, or stays as it was
+# (1): a fresh dot file in its folder (mode 600) renamed over it. A symlink
+# at <path> is removed first, never written through, and a directory there is
+# left alone (mv would move the file INTO either), as Python's os.replace.
+hook_put_file() {
+  local tmp
+  if [ -L "$1" ]; then rm -f -- "$1" 2>/dev/null || :; fi
+  [ ! -d "$1" ] || return 1
+  tmp=${1%/*}/.${1##*/}.${BASHPID:-$$}.$RANDOM
+  if (
+    set -C
+    umask 077
+    printf '%s' "$2" >"$tmp"
+  ) 2>/dev/null && LC_ALL=C mv -f -- "$tmp" "$1" 2>/dev/null; then
+    return 0
+  fi
   rm -f -- "$tmp" 2>/dev/null || :
   return 1
 }

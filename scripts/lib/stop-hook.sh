@@ -232,21 +232,10 @@ stop_hook_missed() {
 # task of the workspace's latest stage turn: with several active tasks, the
 # SessionStart hook resumes that one (spec §9).
 stop_hook_put() {
-  local folder=$1/datarim/snapshots tmp
+  local folder=$1/datarim/snapshots
   [ -n "$rec_task" ] || return 0
   { [ -d "$folder" ] && [ ! -L "$folder" ]; } || return 0
-  # mv moves a file INTO a directory (or a link to one) at the name: as the
-  # Python rename, replace a symlink and leave a directory alone.
-  if [ -L "$folder/.$2" ]; then rm -f -- "$folder/.$2" 2>/dev/null || :; fi
-  [ ! -d "$folder/.$2" ] || return 0
-  tmp=$folder/.$2.${BASHPID:-$$}.$RANDOM
-  if (
-    set -C
-    umask 077
-    printf '%s\n' "$3" >"$tmp"
-  ) 2>/dev/null; then
-    LC_ALL=C mv -f -- "$tmp" "$folder/.$2" 2>/dev/null || rm -f -- "$tmp" 2>/dev/null || :
-  fi
+  hook_put_file "$folder/.$2" "$3"$'\n' || :
 }
 
 [ -z "${_dr_aliases_stop_hook-}" ] || shopt -s expand_aliases

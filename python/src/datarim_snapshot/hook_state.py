@@ -151,19 +151,28 @@ class TurnRecord(Record):
 
 
 def write_turn(path: str, record: TurnRecord) -> bool:
-    """Writes the record (a temp file renamed over it, mode 600); False when it cannot."""
+    """Writes the record (put_file); False when it cannot."""
     directory = os.path.dirname(path)
     if not (make_dir(os.path.dirname(directory)) and make_dir(directory)):
         return False
+    return put_file(path, record.encode())
+
+
+def put_file(path: str, data: bytes) -> bool:
+    """path holds data whole, or stays as it was (False): a fresh dot file in
+    its folder (mode 600) renamed over it. A symlink at path is replaced,
+    never written through, and a directory there is left alone."""
     from .lock import random15
 
-    tmp = os.path.join(directory, f".tmp.{os.getpid()}.{random15()}")
+    directory, name = os.path.split(path)
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{random15()}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.write(fd, record.encode())
-        finally:
-            os.close(fd)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.replace(tmp, path)
     except OSError:
         _remove(tmp)

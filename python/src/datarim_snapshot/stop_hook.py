@@ -298,24 +298,10 @@ def _put(root: str, record: hook_state.TurnRecord, name: str, line: str) -> None
     snapshots folder. .last-task holds the task of the workspace's latest
     stage turn: with several active tasks, the SessionStart hook resumes that
     one (spec §9)."""
-    from .lock import random15, unlink_quietly
-
     folder = os.path.join(root, "datarim", "snapshots")
     if not record.task or os.path.islink(folder) or not os.path.isdir(folder):
         return
-    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{random15()}")
-    try:
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
-        )
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(f"{line}\n".encode())
-        os.replace(tmp, os.path.join(folder, f".{name}"))
-    except OSError:
-        unlink_quietly(tmp)
+    hook_state.put_file(os.path.join(folder, f".{name}"), f"{line}\n".encode())
 
 
 def _may_hold_cta(text: bytes) -> bool:
