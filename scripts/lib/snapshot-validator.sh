@@ -81,14 +81,15 @@ snapshot_batch() {
 snapshot_batch_records() {
   local LC_ALL=C file name task msg status chunk f_text f_len f_nul
   for file in "$2"/*.snapshot.md; do
-    [[ -e $file || -L $file ]] || continue
     name=${file##*/}
     task=${name%.snapshot.md}
     if [[ $task == *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]* ]]; then
+      [[ -e $file || -L $file ]] || continue
       [ "$1" = list ] || printf 'I\t%s\n' "${name//[$'\001'-$'\037'$'\177']/?}"
       continue
     fi
-    if [[ -L $file || ! -f $file || ! -r $file ]]; then
+    if [[ ! -f $file || ! -r $file || -L $file ]]; then
+      [[ -e $file || -L $file ]] || continue
       status=0
       dr_artifact_state "$file" msg || status=$?
       if [ "$status" -ne 0 ]; then
