@@ -135,8 +135,12 @@ function is_control(cp, tab_ok) {
 
 # Reason a --command / --recommended-next value is refused, or "".
 function slash_command_fault(s,    arr, n, fault) {
-    n = str_bytes(s, arr)
-    fault = utf8_scan(arr, 1, n, 1, 0)
+    fault = ""
+    # Printable ASCII alone is clean: the byte scan only for other bytes.
+    if (s ~ /[^ -~]/) {
+        n = str_bytes(s, arr)
+        fault = utf8_scan(arr, 1, n, 1, 0)
+    }
     if (fault == "nul" || fault == "control") return "holds a control character"
     if (fault == "utf8") return "is not valid UTF-8"
     if (substr(s, 1, 1) != "/") return "must start with /"
@@ -178,9 +182,12 @@ function yaml_quote(arr, from, to,    i, b, out) {
 
 # s is one double-quoted YAML string as yaml_quote writes it: escapes \\ and
 # \" only, and valid UTF-8 without control characters (tab aside) inside.
-function yaml_quoted_ok(s,    arr, m, i, b, esc) {
+function yaml_quoted_ok(s,    arr, m, i, b, esc, inner) {
     if (length(s) < 2 || substr(s, 1, 1) != "\"" || substr(s, length(s)) != "\"") return 0
-    m = str_bytes(substr(s, 2, length(s) - 2), arr)
+    # No escape, no quote, printable ASCII or tab inside: well-formed and clean.
+    inner = substr(s, 2, length(s) - 2)
+    if (inner !~ /[^\t -~]/ && !index(inner, "\\") && !index(inner, "\"")) return 1
+    m = str_bytes(inner, arr)
     esc = 0
     for (i = 1; i <= m; i++) {
         b = arr[i]
@@ -209,6 +216,7 @@ function yaml_unquote(s,    out, i, n, c) {
 # control characters (tab aside). yaml_scalar(s) is its text.
 function yaml_scalar_ok(s,    arr, m) {
     if (substr(s, 1, 1) == "\"") return yaml_quoted_ok(s)
+    if (s != "" && s !~ /[^\t -~]/) return 1
     m = str_bytes(s, arr)
     return m > 0 && utf8_scan(arr, 1, m, 1, 1) == ""
 }

@@ -81,12 +81,13 @@ function task_list(    T, n, k, out) {
     return "[" out "]"
 }
 
-function files_json(kind,    k, out) {
-    out = ""
+# (The lists of files and problems grow with the folders: joined pairwise,
+# join_pieces, as `out = out x` would copy out once per item.)
+function files_json(kind,    k, P) {
     for (k = 1; k <= nfiles[kind]; k++)
-        out = out (k > 1 ? "," : "") "{\"name\":" jstr(fname[kind, k]) ",\"verdict\":" jstr(fverdict[kind, k]) \
+        P[k] = (k > 1 ? "," : "") "{\"name\":" jstr(fname[kind, k]) ",\"verdict\":" jstr(fverdict[kind, k]) \
             ",\"detail\":" jstr_or_null(fdetail[kind, k]) "}"
-    return "{\"state\":" jstr(dstate[kind]) ",\"files\":[" out "]}"
+    return "{\"state\":" jstr(dstate[kind]) ",\"files\":[" join_pieces(P, 1, nfiles[kind]) "]}"
 }
 
 function hooks_json(    h, k, out, found, plugins) {
@@ -129,10 +130,9 @@ function log_json(    k, out, from) {
     return "{\"file\":" jstr_or_null(log_file) ",\"state\":" jstr(log_state) ",\"last\":[" out "]}"
 }
 
-function problems_json(    k, out) {
-    out = ""
-    for (k = 1; k <= NP; k++) out = out (k > 1 ? "," : "") jstr(problem[k])
-    return "[" out "]"
+function problems_json(    k, P) {
+    for (k = 1; k <= NP; k++) P[k] = (k > 1 ? "," : "") jstr(problem[k])
+    return "[" join_pieces(P, 1, NP) "]"
 }
 
 function render_json() {

@@ -112,6 +112,18 @@ doctor_artefacts() {
     return 0
   fi
   doctor_record dir "$2s" read
+  if [ "$2" = snapshot ]; then
+    # Every snapshot judged in one awk process (snapshot_batch), its records
+    # made there as below; its first line the newest valid captured_at.
+    if ! snapshot_batch doctor "$dir" detail; then
+      doctor_problem "$folder cannot be read"
+      return 0
+    fi
+    name=${detail%%$'\n'*}
+    [[ ! $name > $doctor_newest ]] || doctor_newest=$name
+    doctor_records=$doctor_records${detail#*$'\n'}
+    return 0
+  fi
   for file in "$dir"/*."$2".md; do
     { [ -e "$file" ] || [ -L "$file" ]; } || continue
     name=${file##*/}

@@ -10,8 +10,11 @@
 # Needs datarim-rules.awk.
 
 # Next line as a string (bytes up to LF, LF dropped), or the sentinel
-# "\001EOF" when no complete line is left.
+# "\001EOF" when no complete line is left. With TEXT_MODE set, the caller
+# has set TEXT (the file's bytes, no NUL among them: B is not used) and the
+# line ends are found once, by text_lines, instead of byte by byte.
 function next_line(    s, j) {
+    if (TEXT_MODE) return text_next_line()
     s = ""
     for (j = POS; j <= N; j++) {
         if (B[j] == 10) { POS = j + 1; return s }
@@ -21,14 +24,41 @@ function next_line(    s, j) {
     return "\001EOF"
 }
 
+# TEXT's line ends: LF_AT[1..NLF], the offset of each LF, ascending.
+function text_lines(    n, k, at, piece) {
+    n = split(TEXT, piece, "\n")
+    NLF = n > 0 ? n - 1 : 0
+    at = 0
+    for (k = 1; k <= NLF; k++) {
+        at += length(piece[k]) + 1
+        LF_AT[k] = at
+    }
+    LF_K = 1
+}
+
+# next_line over TEXT: the first LF at or after POS (POS may move back to a
+# mark, so the cursor LF_K moves both ways).
+function text_next_line(    s) {
+    while (LF_K > 1 && LF_AT[LF_K - 1] >= POS) LF_K--
+    while (LF_K <= NLF && LF_AT[LF_K] < POS) LF_K++
+    if (LF_K > NLF) {
+        POS = N + 1
+        return "\001EOF"
+    }
+    s = substr(TEXT, POS, LF_AT[LF_K] - POS)
+    POS = LF_AT[LF_K] + 1
+    return s
+}
+
 # The checks every artefact opens with, in this order: at most <cap> bytes,
 # valid UTF-8 (B[1..ntext], the bytes before a NUL), no NUL (nul >= 0: there
 # is one), then the opening "---" line; POS is left after it.
 function open_frontmatter(cap, ntext, nul) {
     if (N > cap) broken("is over the " cap "-byte cap")
-    if (utf8_scan(B, 1, ntext, 0, 0) != "") broken("is not valid UTF-8")
+    if (TEXT_MODE ? !utf8_valid(TEXT) : utf8_scan(B, 1, ntext, 0, 0) != "") broken("is not valid UTF-8")
     if (nul >= 0) broken("holds a NUL byte")
     POS = 1
+    if (TEXT_MODE) text_lines()
     if (next_line() != "---") broken("does not start with --- frontmatter")
 }
 

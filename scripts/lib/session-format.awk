@@ -4,12 +4,12 @@
 # writer (which checks a file before appending to it), the validator and the
 # resume. Mirrors python/src/datarim_snapshot/session_format.py.
 #
-# session_check_file(id, ntext, nul) judges the file's N bytes, of which
-# B[1..ntext] are those before the first NUL (at offset nul, -1: none), and calls
+# session_check_file(id, text, nul) judges the file's N bytes, of which
+# text holds those before the first NUL (at offset nul, -1: none), and calls
 # broken(msg) on the first broken rule; CONTEXT ("block 2: ") prefixes the
 # frontmatter messages. On success it leaves the newest block's fields in
 # LAST_RECOMMENDED, LAST_NEXT_ACTION (its text, the quoting undone) and LAST_TASKS (IDs, one
-# space apart), and its body as B[LAST_BODY_FROM..LAST_BODY_TO], starting on
+# space apart), and its body as bytes LAST_BODY_FROM..LAST_BODY_TO of TEXT, starting on
 # file line LAST_BODY_LINE. Needs datarim-rules.awk and frontmatter.awk.
 
 function session_init(    k) {
@@ -73,8 +73,10 @@ function session_tagged(line,    T, t, n, k, P) {
 # deployed, green or passing (whole word, any case) without a provenance
 # tag (session_tagged); "" when the line is fine.
 function session_untagged_claim(line,    low, k, p, best, width) {
-    if (session_tagged(line)) return ""
     low = tolower(line)
+    # No claim word anywhere (the common line): nothing to look for.
+    if (low !~ /pushed|merged|deployed|green|passing/) return ""
+    if (session_tagged(line)) return ""
     best = 0
     for (k = 1; k <= 5; k++) {
         p = session_word(low, SESSION_CLAIM[k])
@@ -98,6 +100,8 @@ function session_headings_reset(    k) {
 # like one: blanks, "#"s or "**" (bold), blanks, "layer" in any case, at most
 # six other bytes (blanks, dashes), a digit 1..5 not followed by a digit.
 function session_near_miss(line,    s, lead, hashes, bold, gap, word, sep, i, c, k) {
+    # Without "layer" in any case no line looks like a heading.
+    if (line !~ /[Ll][Aa][Yy][Ee][Rr]/) return 0
     sub(/\r$/, "", line)
     if (session_layer(line)) return 0
     s = line
@@ -249,12 +253,16 @@ function session_check_input() {
     session_init()
     CONTEXT = ""
     N = ENVIRON["DR_FILE_LEN"] + 0
-    session_check_file(ENVIRON["DR_SESSION"], str_bytes(ENVIRON["DR_FILE"], B), ENVIRON["DR_FILE_NUL"] + 0)
+    session_check_file(ENVIRON["DR_SESSION"], ENVIRON["DR_FILE"], ENVIRON["DR_FILE_NUL"] + 0)
 }
 
-function session_check_file(id, ntext, nul,    block, line, a, b, mark, markl, fault, from, to, first) {
-    open_frontmatter(SESSION_CAP, ntext, nul)
-    if (B[N] != 10) broken("does not end with a newline")
+# (The file is read as TEXT, frontmatter.awk's TEXT_MODE: its line ends are
+# found once, not byte by byte.)
+function session_check_file(id, text, nul,    block, line, a, b, mark, markl, fault, from, to, first, seg) {
+    TEXT_MODE = 1
+    TEXT = text
+    open_frontmatter(SESSION_CAP, length(text), nul)
+    if (substr(TEXT, N, 1) != "\n") broken("does not end with a newline")
     SESSION_LINE = 1
     block = 0
     while (1) {
@@ -263,7 +271,8 @@ function session_check_file(id, ntext, nul,    block, line, a, b, mark, markl, f
         # The frontmatter's own lines: artifact .. "---" and the blank line.
         mark = POS
         session_check_frontmatter(id)
-        for (a = mark; a < POS; a++) if (B[a] == 10) SESSION_LINE++
+        seg = substr(TEXT, mark, POS - mark)
+        SESSION_LINE += gsub(/\n/, "", seg)
         from = POS
         first = SESSION_LINE + 1
         session_headings_reset()

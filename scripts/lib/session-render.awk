@@ -152,14 +152,13 @@ function read_body(    line, fault, k, arr, m, nul) {
     if (fault != "") refuse("--body-file has no \"" fault "\" line" SESSION_MISSING_NOTE)
 }
 
-function check_old(    ntext) {
+function check_old() {
     OLD_LEN = ENVIRON["DR_OLD_LEN"]
     if (OLD_LEN == "") { OLD_LEN = 0; return }
     OLD_LEN += 0
     N = OLD_LEN
-    ntext = str_bytes(ENVIRON["DR_OLD"], B)
     CONTEXT = ""
-    session_check_file(ENVIRON["DR_SESSION"], ntext, ENVIRON["DR_OLD_NUL"] + 0)
+    session_check_file(ENVIRON["DR_SESSION"], ENVIRON["DR_OLD"], ENVIRON["DR_OLD_NUL"] + 0)
 }
 
 # Line index of the heading after layer k's (layer 5's always exists).

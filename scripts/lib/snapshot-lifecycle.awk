@@ -68,16 +68,18 @@ function read_rows(    line) {
     while ((getline line) > 0) ROWS[++NROWS] = line
 }
 
-function list_output(json,    now, n, k, f, C, W, c, line, out, age, valid) {
+# Prints the list (each row as it is made: no string grows with the rows).
+function list_output(json,    now, n, k, f, C, W, c, line, age, valid) {
     now = epoch(ENVIRON["DR_NOW"])
     n = 0
+    if (json) printf "["
     for (k = 1; k <= NROWS; k++) {
         split(ROWS[k], f, "\t")
         n++
         valid = f[2] == "valid"
         age = valid ? now - epoch(f[4]) : ""
         if (json) {
-            ROW[n] = "{\"task\":" json_string(f[1]) ",\"valid\":" (valid ? "true" : "false") \
+            printf "%s", (k > 1 ? "," : "") "{\"task\":" json_string(f[1]) ",\"valid\":" (valid ? "true" : "false") \
                 ",\"reason\":" (valid ? "null" : json_string(f[2])) \
                 ",\"stage\":" (valid ? json_string(f[3]) : "null") \
                 ",\"captured_at\":" (valid ? json_string(f[4]) : "null") \
@@ -93,21 +95,18 @@ function list_output(json,    now, n, k, f, C, W, c, line, out, age, valid) {
         C[n, 6] = valid ? "valid" : "invalid: " f[2]
     }
     if (json) {
-        out = "["
-        for (k = 1; k <= n; k++) out = out (k > 1 ? "," : "") ROW[k]
-        return out "]\n"
+        printf "]\n"
+        return
     }
     split("TASK STAGE CAPTURED_AT AGE RECOMMENDED_NEXT STATUS", f, " ")
     for (c = 1; c <= 6; c++) { C[0, c] = f[c]; W[c] = 0 }
     for (k = 0; k <= n; k++)
         for (c = 1; c <= 5; c++) if (width(C[k, c]) > W[c]) W[c] = width(C[k, c])
-    out = ""
     for (k = 0; k <= n; k++) {
         line = ""
         for (c = 1; c <= 5; c++) line = line cell(C[k, c], W[c]) "  "
-        out = out line C[k, 6] "\n"
+        printf "%s\n", line C[k, 6]
     }
-    return out
 }
 
 BEGIN {
@@ -119,5 +118,6 @@ BEGIN {
         printf "DATARIM_NOW must be YYYY-MM-DDTHH:MM:SSZ, a real UTC time"
         exit 3
     }
-    printf "%s.", list_output(mode == "list-json")
+    list_output(mode == "list-json")
+    printf "."
 }

@@ -88,8 +88,7 @@ lifecycle_show_main_body() {
 # lifecycle_list_main: snapshot-list's command line (see the top).
 lifecycle_list_main() { dr_call lifecycle_list_main_body "$@"; } # with our shell options
 lifecycle_list_main_body() {
-  local LC_ALL=C prog=snapshot-list status=0 finished root dir file name task msg now rows=''
-  local snapshot='' stage captured_at next
+  local LC_ALL=C prog=snapshot-list status=0 finished root dir msg now rows=''
   local opt_root='' opt_json=''
   dr_reader_flags "$prog" 3 finished "--root= --json" "" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
@@ -103,23 +102,10 @@ lifecycle_list_main_body() {
   fi
   now=${DATARIM_NOW:-}
   [ -n "$now" ] || dr_now_utc now
-  if [ -d "$dir" ]; then
-    for file in "$dir"/*.snapshot.md; do
-      { [ -e "$file" ] || [ -L "$file" ]; } || continue
-      name=${file##*/}
-      task=${name%.snapshot.md}
-      dr_task_id_ok "$task" || continue
-      status=0
-      snapshot_read_file "$file" "$task" msg snapshot || status=$?
-      if [ "$status" -eq 0 ]; then
-        snapshot_field "$snapshot" stage stage
-        snapshot_field "$snapshot" captured_at captured_at
-        snapshot_field "$snapshot" recommended_next next
-        rows=$rows$task$'\t'valid$'\t'$stage$'\t'$captured_at$'\t'$next$'\n'
-      else
-        rows=$rows$task$'\t'${msg//$'\t'/?}$'\t\t\t\n'
-      fi
-    done
+  # Every snapshot judged in one awk process, as snapshot_read_file judges one.
+  if [ -d "$dir" ] && ! snapshot_batch list "$dir" rows; then
+    dr_err "$prog" "datarim/snapshots cannot be read"
+    return 2
   fi
   status=0
   if [ -n "$opt_json" ]; then

@@ -57,6 +57,57 @@ snapshot_judge_file() {
   return 2
 }
 
+# snapshot_batch <mode> <dir> <out-var>: judges every <dir>/*.snapshot.md in
+# one awk process (snapshot-validate.awk's batch_main), the files read here
+# with builtins as snapshot_judge_file reads one, in the glob's order.
+# <mode> list: <out-var> gets snapshot-list's rows, a file whose name is not a
+# task ID left out; doctor: doctor.sh's records, such a file "ignored", and
+# before them one line: the newest valid captured_at (maybe empty). Same
+# verdicts, byte for byte, as snapshot_read_file on each file.
+snapshot_batch() {
+  local LC_ALL=C dir out status=0
+  dr_lib_dir_into dir
+  out=$(snapshot_batch_records "$1" "$2" | DR_BATCH=$1 DR_EXTRA_KEYS='' LC_ALL=C exec awk \
+    -f "$dir/datarim-rules.awk" -f "$dir/git-anchor.awk" -f "$dir/frontmatter.awk" \
+    -f "$dir/snapshot-validate.awk" && printf .) || status=$?
+  printf -v "$3" '%s' "${out%.}"
+  return "$status"
+}
+
+# snapshot_batch_records <mode> <dir>: snapshot_batch's input (see batch_main
+# in snapshot-validate.awk). Costs one pass over the folder: the task-ID rule
+# is awk's (is_task_id); a name with a byte no ID holds goes as shown; a file
+# is read with one builtin read unless it holds a NUL or is over the cap.
+snapshot_batch_records() {
+  local LC_ALL=C file name task msg status chunk f_text f_len f_nul
+  for file in "$2"/*.snapshot.md; do
+    name=${file##*/}
+    task=${name%.snapshot.md}
+    if [[ $task == *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]* ]]; then
+      [[ -e $file || -L $file ]] || continue
+      [ "$1" = list ] || printf 'I\t%s\n' "${name//[$'\001'-$'\037'$'\177']/?}"
+      continue
+    fi
+    if [[ ! -f $file || ! -r $file || -L $file ]]; then
+      [[ -e $file || -L $file ]] || continue
+      status=0
+      dr_artifact_state "$file" msg || status=$?
+      if [ "$status" -ne 0 ]; then
+        printf 'S\t%s\t%s\n' "$task" "$msg"
+        continue
+      fi
+    fi
+    chunk=
+    # Status 0: a NUL or 8193 bytes met before the end; dr_read_prefix then.
+    if IFS= read -r -d '' -n 8193 chunk <"$file"; then
+      dr_read_prefix "$file" 8193 f
+    else
+      f_text=$chunk f_len=${#chunk} f_nul=-1
+    fi
+    printf 'F\t%s\t%s\t%s\t%s\n%s\n' "$task" "$f_len" "$f_nul" "${#f_text}" "$f_text"
+  done
+}
+
 # snapshot_field <record> <name> <out-var>: one field of a snapshot_read_file
 # record: stage, command, captured_at, captured_by, recommended_next,
 # size_bytes, truncated; options (the items, quoting undone, each followed by

@@ -188,6 +188,16 @@ def stop_hook_rows(base: Path) -> list[tuple[str, str, str]]:
 
 
 def main() -> int:
+    from bench_scale import scale_rows
+
+    if sys.argv[1:] == ["scale"]:  # `tests/bench/bench.py scale`: issue 21's rows only
+        with tempfile.TemporaryDirectory() as scratch:
+            scale = scale_rows(Path(scratch))
+        width = max(len(r[0]) for r in scale)
+        print("datarim scale bench: medians; each row with its goal")
+        for name, value, note in scale:
+            print(f"  {name:<{width}}  {value:>10}  {note}")
+        return 0
     if sys.argv[1:] == ["hooks"]:  # `tests/bench/bench.py hooks`: these rows only
         with tempfile.TemporaryDirectory() as scratch:
             hook_rows = stop_hook_rows(Path(scratch))
@@ -337,6 +347,8 @@ def main() -> int:
             rows.append((f"python command, {label} body", f"{ms:.1f} ms", ""))
         huge.unlink()
         rows.extend(stop_hook_rows(base))
+        (base / "scale").mkdir()
+        rows.extend(scale_rows(base / "scale"))
 
     width = max(len(r[0]) for r in rows)
     print(

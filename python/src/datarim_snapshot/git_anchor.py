@@ -110,13 +110,87 @@ def git_seconds() -> int:
 def git_output(directory: str, *args: str) -> bytes | None:
     """git's stdout on the repository of directory, or None when it fails;
     GitTimeout when it runs past git_seconds() (a hook has a deadline: a hung
-    git must not cost the resume)."""
-    import subprocess  # here: a workspace outside git never pays for it
-
+    git must not cost the resume). git starts through os.posix_spawnp: the
+    subprocess module (with selectors and threading) costs a write in a git work
+    tree more to import than git takes to answer."""
     env: Mapping[str, str] = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    argv = ["git", "-C", directory, "--no-optional-locks", *args]
+    if not hasattr(os, "posix_spawnp"):
+        return _git_output_subprocess(argv, env)
+    read_fd, write_fd = os.pipe()
+    if min(read_fd, write_fd) <= 2:  # a standard stream was closed: keep it simple
+        os.close(read_fd)
+        os.close(write_fd)
+        return _git_output_subprocess(argv, env)
+    try:
+        # The pipe's ends are close-on-exec; git gets the write end as its stdout.
+        pid = os.posix_spawnp(
+            "git", argv, env,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, write_fd, 1),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+        )  # fmt: skip
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    os.close(write_fd)
+    try:
+        out, status = _git_collect(pid, read_fd, git_seconds())
+    finally:
+        os.close(read_fd)
+    if status is None:
+        raise GitTimeout
+    return out if status == 0 else None
+
+
+def _git_collect(pid: int, fd: int, seconds: int) -> tuple[bytes, int | None]:
+    """Reads git's stdout to its end and waits for it, for at most seconds; past
+    them kills it (SIGKILL, as subprocess.run's timeout does): status None."""
+    import select
+    import time
+
+    deadline = time.monotonic() + seconds
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left > 0 and select.select([fd], [], [], left)[0]:
+            data = os.read(fd, 65536)
+            if data:
+                chunks.append(data)
+                continue
+            break
+        if time.monotonic() >= deadline:
+            return _git_kill(pid), None
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return b"".join(chunks), os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            return _git_kill(pid), None
+        time.sleep(0.001)
+
+
+def _git_kill(pid: int) -> bytes:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        return b""  # gone (and reaped) already
+    os.waitpid(pid, 0)
+    return b""
+
+
+def _git_output_subprocess(argv: list[str], env: Mapping[str, str]) -> bytes | None:
+    """git_output through subprocess, where os.posix_spawnp is missing."""
+    import subprocess
+
     try:
         done = subprocess.run(
-            ["git", "-C", directory, "--no-optional-locks", *args],
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
