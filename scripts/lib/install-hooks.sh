@@ -83,7 +83,7 @@ install_hooks_main_body() {
   local opt_runtime='' opt_file='' opt_hook_command=''
   dr_reader_flags "$prog" 2 finished "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
-  case $opt_runtime in claude | codex | copilot) ;; *)
+  case $opt_runtime in claude | codex | copilot | opencode) ;; *)
     dr_err "$prog" "--runtime must be claude, codex, copilot or opencode"
     return 2
     ;;
@@ -94,10 +94,13 @@ install_hooks_main_body() {
       file=$CODEX_HOME/hooks.json
     elif [ "$opt_runtime" = copilot ] && case ${COPILOT_HOME:-} in /*) true ;; *) false ;; esac; then
       file=$COPILOT_HOME/settings.json
+    elif [ "$opt_runtime" = opencode ] && case ${XDG_CONFIG_HOME:-} in /*) true ;; *) false ;; esac; then
+      file=$XDG_CONFIG_HOME/opencode/plugin/datarim-snapshots.js
     elif case ${HOME:-} in /*) true ;; *) false ;; esac; then
       case $opt_runtime in
         codex) file=$HOME/.codex/hooks.json ;;
         copilot) file=$HOME/.copilot/settings.json ;;
+        opencode) file=$HOME/.config/opencode/plugin/datarim-snapshots.js ;;
         *) file=$HOME/.claude/settings.json ;;
       esac
     elif [ "$opt_runtime" = codex ]; then
@@ -105,6 +108,9 @@ install_hooks_main_body() {
       return 2
     elif [ "$opt_runtime" = copilot ]; then
       dr_err "$prog" "no --file given, and neither COPILOT_HOME nor HOME is an absolute path"
+      return 2
+    elif [ "$opt_runtime" = opencode ]; then
+      dr_err "$prog" "no --file given, and neither XDG_CONFIG_HOME nor HOME is an absolute path"
       return 2
     else
       dr_err "$prog" "no --file given, and HOME is not an absolute path"
@@ -165,6 +171,10 @@ install_hooks_locked() {
 # local; returns 0, or 1 or 2 after reporting why the file is refused.
 install_hooks_merge() {
   local prog=$1 file=$2 template=$3 dir out status nl=$'\n' shape='' prefix=''
+  if [ "${4:-}" = opencode ]; then
+    install_hooks_plugin "$@"
+    return $?
+  fi
   new=1
   if [ "${4:-}" = copilot ]; then shape=copilot prefix='DATARIM_HOOK_RUNTIME=copilot '; fi
   if [ -L "$file" ]; then
@@ -204,6 +214,55 @@ install_hooks_merge() {
     7) dr_err "$prog" "--file repeats a name in an object; left unchanged" && return 1 ;;
     *) dr_err "$prog" "--file is not one strict JSON object; left unchanged" && return 1 ;;
   esac
+}
+
+# install_hooks_plugin <program> <file> <template>: the opencode plugin for
+# <template>'s commands (opencode-plugin.awk), as install_hooks_merge sets
+# added, content and new: nothing added when <file> holds it already; a file
+# that holds anything but a plugin of ours (its first line) is refused.
+install_hooks_plugin() {
+  local prog=$1 file=$2 template=$3 dir out status=0 head='' old
+  new=1
+  added=''
+  if [ -L "$file" ]; then
+    dr_err "$prog" "--file is a symlink; pass the file it points to"
+    return 1
+  fi
+  if [ -e "$file" ]; then
+    new=0
+    if [ ! -f "$file" ]; then
+      dr_err "$prog" "--file is not a regular file"
+      return 1
+    fi
+    if [ ! -r "$file" ]; then
+      dr_err "$prog" "--file cannot be read"
+      return 1
+    fi
+  fi
+  dr_lib_dir_into dir
+  out=$(DR_PLUGIN_TEMPLATE=$dir/text/opencode-plugin.js DR_PLUGIN_SESSION_START=${template//\{hook\}/session-start-hook} \
+    DR_PLUGIN_PROMPT=${template//\{hook\}/prompt-hook} DR_PLUGIN_STOP=${template//\{hook\}/stop-hook} \
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/opencode-plugin.awk" 2>/dev/null && printf .) || status=$?
+  case $status in
+    0) ;;
+    2) dr_err "$prog" "--hook-command must hold {hook} and no control character" && return 2 ;;
+    *) dr_err "$prog" "cannot read the plugin's template" && return 1 ;;
+  esac
+  content=${out%.}
+  if [ "$new" = 0 ]; then
+    old=$(cat -- "$file" 2>/dev/null && printf .) || {
+      dr_err "$prog" "--file cannot be read"
+      return 1
+    }
+    old=${old%.}
+    [ "$old" != "$content" ] || return 0
+    IFS= read -r head <<<"$old" || :
+    if [ "$head" != "${content%%$'\n'*}" ]; then
+      dr_err "$prog" "--file is not this project's opencode plugin; left unchanged"
+      return 1
+    fi
+  fi
+  added='SessionStart UserPromptSubmit Stop'
 }
 
 # install_hooks_replace <file> <content> <new>: <content> over <file>: a temp

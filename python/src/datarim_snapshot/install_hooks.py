@@ -36,6 +36,7 @@ EVENTS = (
     ("Stop", "", "stop-hook", 30),
 )
 RUNTIMES = ("claude", "codex", "copilot", "opencode")
+OPENCODE_PLUGIN = "opencode/plugin/datarim-snapshots.js"
 # GitHub Copilot CLI's SessionStart and Stop hooks run with this before them:
 # session-start-hook answers in Copilot's form, stop-hook reads the answer from
 # Copilot's OpenTelemetry file (docs/agent-runtimes.md).
@@ -322,6 +323,15 @@ def default_file(runtime: str) -> str:
         if home.startswith("/"):
             return home + "/.codex/hooks.json"
         raise UsageError("no --file given, and neither CODEX_HOME nor HOME is an absolute path")
+    if runtime == "opencode":
+        config = os.environ.get("XDG_CONFIG_HOME", "")
+        if config.startswith("/"):
+            return config + "/" + OPENCODE_PLUGIN
+        if home.startswith("/"):
+            return home + "/.config/" + OPENCODE_PLUGIN
+        raise UsageError(
+            "no --file given, and neither XDG_CONFIG_HOME nor HOME is an absolute path"
+        )
     if runtime == "copilot":
         copilot = os.environ.get("COPILOT_HOME", "")
         if copilot.startswith("/"):
@@ -358,7 +368,13 @@ def install_hooks(
         commands[0] = COPILOT_PREFIX + commands[0]
         commands[2] = COPILOT_PREFIX + commands[2]
     timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
-    added, _, _ = _merge(path, commands, copilot)
+
+    def merge() -> tuple[list[str], bytes, bool]:
+        if runtime == "opencode":
+            return _plugin(path, commands)
+        return _merge(path, commands, copilot)
+
+    added, _, _ = merge()
     if not added:
         return path, added
     directory = os.path.dirname(path) or "."
@@ -373,12 +389,57 @@ def install_hooks(
     try:
         with held_lock(os.path.join(directory, f".{os.path.basename(path)}.lock"), timeout):
             # As the file is now: another installer may have changed it since.
-            added, content, exists = _merge(path, commands, copilot)
+            added, content, exists = merge()
             if added:
                 _replace(path, content, exists)
     except LockBusyError as exc:
         raise RefusedError(exc.message) from None
     return path, added
+
+
+def render_opencode_plugin(commands: list[str]) -> bytes:
+    """The opencode plugin for the three commands: text/opencode-plugin.js with
+    each "@<HOOK>@" placeholder (quotes included) replaced by its command as a
+    JSON string (which JavaScript reads as the same string)."""
+    from .rules import utf8_scan
+    from .texts import text_bytes
+
+    for command in commands:
+        try:
+            raw = command.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = b"\x00"
+        if utf8_scan(raw, ctl=True, tab_ok=False):
+            raise UsageError(BAD_TEMPLATE)
+    try:
+        text = text_bytes("opencode-plugin.js").decode("utf-8")
+    except OSError:
+        raise RefusedError("cannot read the plugin's template") from None
+    for token, command in zip(("SESSION_START_HOOK", "PROMPT_HOOK", "STOP_HOOK"), commands):
+        text = text.replace(f'"@{token}@"', _json_string(command))
+    return text.encode("utf-8")
+
+
+def _plugin(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
+    """As _merge, for the opencode plugin: nothing added when path holds it
+    already; a file holding anything but a plugin of ours is refused."""
+    if os.path.islink(path):
+        raise RefusedError("--file is a symlink; pass the file it points to")
+    exists = os.path.lexists(path)
+    if exists and not os.path.isfile(path):
+        raise RefusedError("--file is not a regular file")
+    content = render_opencode_plugin(commands)
+    if exists:
+        try:
+            with open(path, "rb") as handle:
+                old = handle.read()
+        except OSError:
+            raise RefusedError("--file cannot be read") from None
+        if old == content:
+            return [], content, exists
+        if old.split(b"\n", 1)[0] != content.split(b"\n", 1)[0]:
+            raise RefusedError("--file is not this project's opencode plugin; left unchanged")
+    return [event for event, _, _, _ in EVENTS], content, exists
 
 
 def _merge(path: str, commands: list[str], copilot: bool) -> tuple[list[str], bytes, bool]:
