@@ -169,13 +169,13 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _call(url: str, method: str = "GET", body: Any = None) -> Any:
+def _call(url: str, method: str = "GET", body: Any = None, timeout: float = 120) -> Any:
     data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(url, data=data, method=method,
                                      headers={"Content-Type": "application/json"})
     # The server is on the loopback: no proxy in between.
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(request, timeout=120) as response:
+    with opener.open(request, timeout=timeout) as response:
         text = response.read().decode()
     return json.loads(text) if text.strip() else None
 
@@ -196,7 +196,9 @@ def test_compaction_hands_the_model_the_replay_prompt(sandbox: Sandbox, impl: st
     try:
         for _ in range(300):
             try:
-                sessions = _call(f"{base}/session")
+                # Short: a request that reaches the server while it starts
+                # may go unanswered (seen: 2 minutes).
+                sessions = _call(f"{base}/session", timeout=2)
                 break
             except OSError:
                 time.sleep(0.2)
