@@ -25,8 +25,10 @@
 # object repeats a name. Names that hold SUBSEP are not recorded (nor what
 # they hold): a path built from one could pass for another's.
 
+# FAIL_STATUS, when a reader sets it, replaces 1 (copilot-otel.awk: the
+# messages inside a valid span).
 function fail() {
-    exit 1
+    exit (FAIL_STATUS ? FAIL_STATUS : 1)
 }
 
 # read_stdin(): the standard input, read as one record (RS "\002") into S;

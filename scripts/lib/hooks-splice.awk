@@ -17,6 +17,12 @@
 #   SessionStart      {"matcher": "clear|compact|resume|fork", "hooks": [{"type": "command", "command": ..., "timeout": 10}]}
 #   UserPromptSubmit  {"hooks": [{"type": "command", "command": ..., "timeout": 10}]}
 #   Stop              {"hooks": [{"type": "command", "command": ..., "timeout": 30}]}
+# With DR_SPLICE_SHAPE=copilot (GitHub Copilot CLI's settings.json) an event
+# holds its hooks themselves, and one is added to it:
+#   SessionStart      {"type": "command", "bash": ..., "timeoutSec": 10}
+#   UserPromptSubmit  {"type": "command", "bash": ..., "timeoutSec": 10}
+#   Stop              {"type": "command", "bash": ..., "timeoutSec": 30}
+# (an event whose entries already have our command as "bash" is left alone).
 # A missing event becomes a member of "hooks"; a missing "hooks" a member of
 # the top-level object. Text goes in after the last member of the object or
 # array it joins, each item led by "," and the whitespace that leads that
@@ -77,7 +83,16 @@ function handler(e, ind,    items) {
     return wrap("{", "}", items, 3, ind)
 }
 
+function copilot_hook(e, ind,    items) {
+    items[1] = "\"type\": \"command\""
+    items[2] = "\"bash\": " json_string(CMD[e])
+    items[3] = "\"timeoutSec\": " TIMEOUT[e]
+    return wrap("{", "}", items, 3, ind)
+}
+
+# What one event gets: a group (Claude Code, Codex) or a hook (Copilot).
 function group(e, ind,    items, n, h) {
+    if (COPILOT) return copilot_hook(e, ind)
     n = 0
     if (MATCHER[e] != "") items[++n] = "\"matcher\": " json_string(MATCHER[e])
     h[1] = handler(e, ind STEP STEP)
@@ -135,6 +150,11 @@ function insert(text) {
 # 1 when some group of the event array at path runs the event's command.
 function ours_present(e, path,    i, j, g) {
     for (i = 0; i < COUNT[path]; i++) {
+        if (COPILOT) {
+            g = path SUBSEP i SUBSEP "bash"
+            if (TYPE[g] == "string" && STR[g] == CMD[e]) return 1
+            continue
+        }
         g = path SUBSEP i SUBSEP "hooks"
         if (TYPE[g] != "array") continue
         for (j = 0; j < COUNT[g]; j++)
@@ -149,6 +169,7 @@ BEGIN {
     CMD[1] = ENVIRON["DR_SPLICE_SESSION_START"]
     CMD[2] = ENVIRON["DR_SPLICE_PROMPT"]
     CMD[3] = ENVIRON["DR_SPLICE_STOP"]
+    COPILOT = ENVIRON["DR_SPLICE_SHAPE"] == "copilot"
     for (e = 1; e <= 3; e++) if (utf8_scan(B, 1, str_bytes(CMD[e], B), 1, 0) != "") exit 2
     size = 0
     if (ENVIRON["DR_SPLICE_NEW"] == "1") S = "{}\n"

@@ -3,10 +3,11 @@
 # install-hooks (spec §9): this project's SessionStart, UserPromptSubmit and
 # Stop hooks into a Claude Code settings.json or a Codex hooks.json.
 #
-#   install_hooks_main --runtime claude|codex [--file <path>] [--hook-command <template>]
+#   install_hooks_main --runtime claude|codex|copilot [--file <path>] [--hook-command <template>]
 #
-# --file defaults to ~/.claude/settings.json (claude) or
-# ${CODEX_HOME:-~/.codex}/hooks.json (codex). The hook commands are the
+# --file defaults to ~/.claude/settings.json (claude),
+# ${CODEX_HOME:-~/.codex}/hooks.json (codex) or
+# ${COPILOT_HOME:-~/.copilot}/settings.json (copilot: GitHub Copilot CLI). The hook commands are the
 # template with {hook} replaced by session-start-hook, prompt-hook and
 # stop-hook; by default this suite's own dev-tools/{hook}.sh (the Python
 # port's default is its datarim-snapshot {hook}). The file is merged by
@@ -82,8 +83,8 @@ install_hooks_main_body() {
   local opt_runtime='' opt_file='' opt_hook_command=''
   dr_reader_flags "$prog" 2 finished "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
-  case $opt_runtime in claude | codex) ;; *)
-    dr_err "$prog" "--runtime must be claude or codex"
+  case $opt_runtime in claude | codex | copilot | opencode) ;; *)
+    dr_err "$prog" "--runtime must be claude, codex, copilot or opencode"
     return 2
     ;;
   esac
@@ -91,10 +92,25 @@ install_hooks_main_body() {
   if [ -z "$file" ]; then
     if [ "$opt_runtime" = codex ] && case ${CODEX_HOME:-} in /*) true ;; *) false ;; esac; then
       file=$CODEX_HOME/hooks.json
+    elif [ "$opt_runtime" = copilot ] && case ${COPILOT_HOME:-} in /*) true ;; *) false ;; esac; then
+      file=$COPILOT_HOME/settings.json
+    elif [ "$opt_runtime" = opencode ] && case ${XDG_CONFIG_HOME:-} in /*) true ;; *) false ;; esac; then
+      file=$XDG_CONFIG_HOME/opencode/plugin/datarim-snapshots.js
     elif case ${HOME:-} in /*) true ;; *) false ;; esac; then
-      if [ "$opt_runtime" = codex ]; then file=$HOME/.codex/hooks.json; else file=$HOME/.claude/settings.json; fi
+      case $opt_runtime in
+        codex) file=$HOME/.codex/hooks.json ;;
+        copilot) file=$HOME/.copilot/settings.json ;;
+        opencode) file=$HOME/.config/opencode/plugin/datarim-snapshots.js ;;
+        *) file=$HOME/.claude/settings.json ;;
+      esac
     elif [ "$opt_runtime" = codex ]; then
       dr_err "$prog" "no --file given, and neither CODEX_HOME nor HOME is an absolute path"
+      return 2
+    elif [ "$opt_runtime" = copilot ]; then
+      dr_err "$prog" "no --file given, and neither COPILOT_HOME nor HOME is an absolute path"
+      return 2
+    elif [ "$opt_runtime" = opencode ]; then
+      dr_err "$prog" "no --file given, and neither XDG_CONFIG_HOME nor HOME is an absolute path"
       return 2
     else
       dr_err "$prog" "no --file given, and HOME is not an absolute path"
@@ -112,7 +128,7 @@ install_hooks_main_body() {
     dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
     return 2
   fi
-  install_hooks_merge "$prog" "$file" "$template" || return $?
+  install_hooks_merge "$prog" "$file" "$template" "$opt_runtime" || return $?
   if [ -n "$added" ]; then
     case $file in */*) dir=${file%/*} ;; *) dir=. ;; esac
     if [ ! -d "$dir" ] && ! LC_ALL=C mkdir -p -- "$dir" 2>/dev/null; then
@@ -120,7 +136,7 @@ install_hooks_main_body() {
       return 1
     fi
     dr_lock_acquire "$prog" "$dir/.${file##*/}.lock" "$timeout" || return 1
-    install_hooks_locked "$prog" "$file" "$template" || status=$?
+    install_hooks_locked "$prog" "$file" "$template" "$opt_runtime" || status=$?
     dr_lock_release "$dir/.${file##*/}.lock"
     [ "$status" -eq 0 ] || return "$status"
   fi
@@ -132,12 +148,12 @@ install_hooks_main_body() {
   printf '%s: added %s to %s\n' "$prog" "$list" "$file"
 }
 
-# install_hooks_locked <program> <file> <template>: under the lock, the file
+# install_hooks_locked <program> <file> <template> <runtime>: under the lock, the file
 # as it is now merged again (another installer may have changed it since the
 # first read) and, when something is missing, replaced. Sets added (empty:
 # nothing to add, nothing written) as install_hooks_merge does.
 install_hooks_locked() {
-  install_hooks_merge "$1" "$2" "$3" || return $?
+  install_hooks_merge "$1" "$2" "$3" "$4" || return $?
   [ -n "$added" ] || return 0
   install_hooks_replace "$2" "$content" "$new" || {
     dr_err "$1" "cannot replace --file; left unchanged"
@@ -145,14 +161,22 @@ install_hooks_locked() {
   }
 }
 
-# install_hooks_merge <program> <file> <template>: reads <file> (none: a new
-# one) and merges the hooks of <template> into it. Sets added (the events
+# install_hooks_merge <program> <file> <template> <runtime>: reads <file>
+# (none: a new one) and merges the hooks of <template> into it, in
+# <runtime>'s shape. GitHub Copilot CLI's SessionStart and Stop commands
+# start with DATARIM_HOOK_RUNTIME=copilot: the one answers in Copilot's form,
+# the other reads the answer from Copilot's OpenTelemetry file. Sets added (the events
 # added, blank-separated; empty when all were there), content (the merged
 # file) and new (1 when there is no file yet), which the caller declares
 # local; returns 0, or 1 or 2 after reporting why the file is refused.
 install_hooks_merge() {
-  local prog=$1 file=$2 template=$3 dir out status nl=$'\n'
+  local prog=$1 file=$2 template=$3 dir out status nl=$'\n' shape='' prefix=''
+  if [ "${4:-}" = opencode ]; then
+    install_hooks_plugin "$@"
+    return $?
+  fi
   new=1
+  if [ "${4:-}" = copilot ]; then shape=copilot prefix='DATARIM_HOOK_RUNTIME=copilot '; fi
   if [ -L "$file" ]; then
     dr_err "$prog" "--file is a symlink; pass the file it points to"
     return 1
@@ -171,8 +195,9 @@ install_hooks_merge() {
   dr_lib_dir_into dir
   out=$(
     if [ "$new" = 1 ]; then :; else tr '\000\002' '\001\001' <"$file" 2>/dev/null; fi |
-      DR_SPLICE_NEW=$new DR_SPLICE_SESSION_START=${template//\{hook\}/session-start-hook} \
-        DR_SPLICE_PROMPT=${template//\{hook\}/prompt-hook} DR_SPLICE_STOP=${template//\{hook\}/stop-hook} \
+      DR_SPLICE_NEW=$new DR_SPLICE_SHAPE=$shape \
+        DR_SPLICE_SESSION_START=$prefix${template//\{hook\}/session-start-hook} \
+        DR_SPLICE_PROMPT=${template//\{hook\}/prompt-hook} DR_SPLICE_STOP=$prefix${template//\{hook\}/stop-hook} \
         LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/hooks-splice.awk" -f "$dir/hook-payload.awk" 2>/dev/null
     printf '.%s' "$?"
   )
@@ -189,6 +214,55 @@ install_hooks_merge() {
     7) dr_err "$prog" "--file repeats a name in an object; left unchanged" && return 1 ;;
     *) dr_err "$prog" "--file is not one strict JSON object; left unchanged" && return 1 ;;
   esac
+}
+
+# install_hooks_plugin <program> <file> <template>: the opencode plugin for
+# <template>'s commands (opencode-plugin.awk), as install_hooks_merge sets
+# added, content and new: nothing added when <file> holds it already; a file
+# that holds anything but a plugin of ours (its first line) is refused.
+install_hooks_plugin() {
+  local prog=$1 file=$2 template=$3 dir out status=0 head='' old
+  new=1
+  added=''
+  if [ -L "$file" ]; then
+    dr_err "$prog" "--file is a symlink; pass the file it points to"
+    return 1
+  fi
+  if [ -e "$file" ]; then
+    new=0
+    if [ ! -f "$file" ]; then
+      dr_err "$prog" "--file is not a regular file"
+      return 1
+    fi
+    if [ ! -r "$file" ]; then
+      dr_err "$prog" "--file cannot be read"
+      return 1
+    fi
+  fi
+  dr_lib_dir_into dir
+  out=$(DR_PLUGIN_TEMPLATE=$dir/text/opencode-plugin.js DR_PLUGIN_SESSION_START=${template//\{hook\}/session-start-hook} \
+    DR_PLUGIN_PROMPT=${template//\{hook\}/prompt-hook} DR_PLUGIN_STOP=${template//\{hook\}/stop-hook} \
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/opencode-plugin.awk" 2>/dev/null && printf .) || status=$?
+  case $status in
+    0) ;;
+    2) dr_err "$prog" "--hook-command must hold {hook} and no control character" && return 2 ;;
+    *) dr_err "$prog" "cannot read the plugin's template" && return 1 ;;
+  esac
+  content=${out%.}
+  if [ "$new" = 0 ]; then
+    old=$(cat -- "$file" 2>/dev/null && printf .) || {
+      dr_err "$prog" "--file cannot be read"
+      return 1
+    }
+    old=${old%.}
+    [ "$old" != "$content" ] || return 0
+    IFS= read -r head <<<"$old" || :
+    if [ "$head" != "${content%%$'\n'*}" ]; then
+      dr_err "$prog" "--file is not this project's opencode plugin; left unchanged"
+      return 1
+    fi
+  fi
+  added='SessionStart UserPromptSubmit Stop'
 }
 
 # install_hooks_replace <file> <content> <new>: <content> over <file>: a temp

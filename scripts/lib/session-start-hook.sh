@@ -96,26 +96,67 @@ session_start_choice() {
   resume_render hook snapshot '' "$2" "$frames" || :
 }
 
+# session_start_epoch <YYYY-MM-DDTHH:MM:SSZ> <out-var>: seconds since 1970
+# (days from civil, as snapshot-lifecycle.awk's epoch).
+session_start_epoch() {
+  local LC_ALL=C y=$((10#${1:0:4})) m=$((10#${1:5:2})) d=$((10#${1:8:2})) era yoe doy doe
+  [ "$m" -gt 2 ] || y=$((y - 1))
+  era=$((y / 400))
+  yoe=$((y - era * 400))
+  if [ "$m" -gt 2 ]; then doy=$(((153 * (m - 3) + 2) / 5 + d - 1)); else doy=$(((153 * (m + 9) + 2) / 5 + d - 1)); fi
+  doe=$((yoe * 365 + yoe / 4 - yoe / 100 + doy))
+  printf -v "$2" '%s' $(((era * 146097 + doe - 719468) * 86400 + 10#${1:11:2} * 3600 + 10#${1:14:2} * 60 + 10#${1:17:2}))
+}
+
+# session_start_fresh <root> <task-var> <snapshot-var>: GitHub Copilot CLI
+# starts a session after /clear as it starts any new one (source "new"): such
+# a session resumes only right after a stage turn of this workspace, that is
+# when .last-task names an active task whose snapshot was captured at most
+# 1800 s before now (DATARIM_NOW when it is a stamp). Sets the task and its
+# snapshot; 1 otherwise.
+session_start_fresh() {
+  local LC_ALL=C fresh_task fresh_snapshot='' at now captured d='[0123456789]'
+  session_start_last_task "$1" fresh_task || return 1
+  resume_read_snapshot "$1" "$fresh_task" fresh_snapshot || return 1
+  snapshot_field "$fresh_snapshot" captured_at at
+  now=${DATARIM_NOW:-}
+  # shellcheck disable=SC2254 # the pattern is built from $d on purpose
+  case $now in $d$d$d$d-$d$d-$d$d"T"$d$d:$d$d:$d$d"Z") ;; *) dr_now_utc now ;; esac
+  session_start_epoch "$now" now
+  session_start_epoch "$at" captured
+  [ $((now - captured)) -ge 0 ] && [ $((now - captured)) -le 1800 ] || return 1
+  printf -v "$2" '%s' "$fresh_task"
+  printf -v "$3" '%s' "$fresh_snapshot"
+}
+
 # session_start_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 session_start_hook() { dr_call session_start_hook_body "$@"; } # with our shell options
 session_start_hook_body() {
   local source='' cwd='' root task budget cta='' out status=0 snapshot='' next options
+  local runtime=${DATARIM_HOOK_RUNTIME:-}
   dr_answer_first_word session-start-hook "${1:-}" && return 0
   [ $# -eq 0 ] || return 0
   [ "${DATARIM_DISABLE_RESUME_HOOK:-}" != 1 ] || return 0
   dr_seconds_env DATARIM_RESUME_BUDGET 9000 budget || return 0
   session_start_payload source cwd || return 0
-  case $source in clear | compact | resume | fork) ;; *) return 0 ;; esac
+  case $source in
+    clear | compact | resume | fork) ;;
+    new) [ "$runtime" = copilot ] || return 0 ;;
+    *) return 0 ;;
+  esac
   case $cwd in /*) ;; *) return 0 ;; esac
   [ -d "$cwd" ] || return 0
   dr_find_root root "$cwd"
   [ -d "$root/datarim" ] && ! dr_foreign_datarim "$root" || return 0
-  if ! resume_pick_task session-start-hook "$root" '' task quiet &&
+  if [ "$source" = new ]; then
+    session_start_fresh "$root" task snapshot || return 0
+  elif ! resume_pick_task session-start-hook "$root" '' task quiet &&
     ! session_start_last_task "$root" task; then
-    session_start_choice "$root" "$budget"
+    out=$(session_start_choice "$root" "$budget" && printf .) || return 0
+    session_start_print "${out%.}"
     return 0
   fi
-  if resume_read_snapshot "$root" "$task" snapshot; then
+  if [ -n "$snapshot" ] || resume_read_snapshot "$root" "$task" snapshot; then
     snapshot_field "$snapshot" recommended_next next
     snapshot_field "$snapshot" options options
     resume_recommended_cta "$task" "$next" "$options" cta
@@ -124,8 +165,20 @@ session_start_hook_body() {
   # character is at most 4 bytes, and the cut lands before the last one read.
   out=$(resume_emit hook "$root" "$task" "$cta" "$snapshot" "$budget" $((budget * 4 + 8)) && printf .) || status=$?
   [ "$status" -eq 0 ] || return 0
-  printf '%s' "${out%.}"
+  session_start_print "${out%.}"
   return 0
+}
+
+# session_start_print <hook output>: prints it as the runtime takes it: GitHub
+# Copilot CLI (DATARIM_HOOK_RUNTIME=copilot, which install-hooks puts in its
+# commands) reads only a top-level {"additionalContext": ...}.
+session_start_print() {
+  local out=$1 head='{"hookSpecificOutput":{"hookEventName":"SessionStart",'
+  if [ "$runtime" = copilot ] && [ -n "$out" ]; then
+    out=${out#"$head"}
+    out="{${out%$'}\n'}"$'\n'
+  fi
+  printf '%s' "$out"
 }
 
 [ -z "${_dr_aliases_session_start_hook-}" ] || shopt -s expand_aliases

@@ -72,7 +72,7 @@ stop_hook_body() {
 stop_hook_capture() {
   local state=$1 answer=$2 fields status=0 msg='' line sid file turn text cwd
   local rec_stage='' rec_task='' rec_turn=''
-  hook_read_payload fields "session_id stop_hook_active turn_id transcript_path cwd" \
+  hook_read_payload fields "session_id stop_hook_active turn_id transcript_path cwd traceparent" \
     last_assistant_message "$answer" || status=$?
   if [ "$status" -ne 0 ]; then
     hook_payload_failure "$status" msg
@@ -105,12 +105,19 @@ stop_hook_capture() {
     hook_log "$state" stop-hook "the turn record of session $sid is from another turn; nothing written"
     return 0
   fi
-  hook_line "$fields" 6 text
+  hook_line "$fields" 7 text
   case $text in
     s) ;;
     - | n)
-      hook_line "$fields" 4 line
-      stop_hook_transcript "$line" "$answer" msg || {
+      hook_line "$fields" 6 line
+      # GitHub Copilot CLI (install-hooks marks its command): the answer is
+      # in its OpenTelemetry file.
+      if [ "${DATARIM_HOOK_RUNTIME:-}" = copilot ]; then
+        stop_hook_otel "$state" "$line" "$answer" msg
+      else
+        hook_line "$fields" 4 line
+        stop_hook_transcript "$line" "$answer" msg
+      fi || {
         hook_log "$state" stop-hook "/dr-$rec_stage: no last_assistant_message, and $msg; nothing written"
         return 0
       }
@@ -152,6 +159,55 @@ stop_hook_transcript() {
     5) printf -v "$3" '%s' "the last assistant entry of transcript_path holds no usable text" ;;
     4) printf -v "$3" '%s' "cannot write a temporary file in the state directory" ;;
     *) printf -v "$3" '%s' "transcript_path has an entry that is not one strict JSON object" ;;
+  esac
+  return 1
+}
+
+# stop_hook_otel <state> <traceparent line> <answer-file> <msg-var>: writes
+# the answer of a GitHub Copilot CLI turn from the tail of the OpenTelemetry
+# file the operator pointed Copilot at, <state>/copilot-otel.jsonl
+# (copilot-otel.awk); 1 after setting <msg-var> to why not.
+stop_hook_otel() {
+  local LC_ALL=C file=$1/copilot-otel.jsonl context=${2#s} dir=${BASH_SOURCE[0]} status=0 trace parent
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  local hex='[0-9a-f]' trace_rule
+  trace_rule=$hex$hex$hex$hex$hex$hex$hex$hex
+  trace_rule=$trace_rule$trace_rule
+  if [ "$2" = - ]; then
+    # Copilot sends one only while its OpenTelemetry exporter is on.
+    printf -v "$4" '%s' "no traceparent (Copilot's OpenTelemetry file is off: docs/agent-runtimes.md)"
+    return 1
+  fi
+  # shellcheck disable=SC2254 # the rule is a pattern on purpose
+  case $2 in s00-$trace_rule$trace_rule-$trace_rule-$hex$hex) ;; *)
+    printf -v "$4" '%s' "traceparent is not a usable W3C trace context"
+    return 1
+    ;;
+  esac
+  trace=${context:3:32}
+  parent=${context:36:16}
+  if [ -L "$file" ]; then
+    printf -v "$4" '%s' "copilot-otel.jsonl in the state directory is a symlink"
+    return 1
+  fi
+  if [ ! -e "$file" ]; then
+    printf -v "$4" '%s' "no copilot-otel.jsonl in the state directory (Copilot's OpenTelemetry file: docs/agent-runtimes.md)"
+    return 1
+  fi
+  if [ ! -f "$file" ] || [ ! -r "$file" ]; then
+    printf -v "$4" '%s' "copilot-otel.jsonl in the state directory is not a readable file"
+    return 1
+  fi
+  tail -c 4194304 -- "$file" 2>/dev/null | tr '\000\002' '\001\001' | DR_HOOK_TEXT_FILE=$3 \
+    DR_OTEL_TRACE=$trace DR_OTEL_PARENT=$parent \
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/copilot-otel.awk" -f "$dir/hook-payload.awk" \
+    2>/dev/null || status=$?
+  case $status in
+    0) return 0 ;;
+    2) printf -v "$4" '%s' "no chat span of this turn in the last 4194304 bytes of copilot-otel.jsonl" ;;
+    5) printf -v "$4" '%s' "the chat span of this turn in copilot-otel.jsonl holds no usable text" ;;
+    4) printf -v "$4" '%s' "cannot write a temporary file in the state directory" ;;
+    *) printf -v "$4" '%s' "copilot-otel.jsonl has a line of this turn that is not one strict JSON object" ;;
   esac
   return 1
 }

@@ -106,7 +106,7 @@ class FakeModelAPI:
             return self._counter
 
 
-_MODEL_PATHS = ("/v1/messages", "/v1/responses")
+_MODEL_PATHS = ("/v1/messages", "/v1/responses", "/v1/chat/completions")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -167,6 +167,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/v1/responses":
             request, n = self._take()
             self._responses(request, n)
+        elif path == "/v1/chat/completions":
+            request, n = self._take()
+            self._chat_completions(request, n)
         else:
             self._take(stray=True)
             self._send_json(200, {})
@@ -196,7 +199,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
 
-    # -- the two dialects -----------------------------------------------------
+    # -- the dialects ----------------------------------------------------------
+
+    def _chat_completions(self, request: Request, n: int) -> None:
+        _chat_completion_reply(self, request, n)
 
     def _messages(self, request: Request, n: int) -> None:
         body = request.body if isinstance(request.body, dict) else {}
@@ -324,6 +330,46 @@ class _Handler(BaseHTTPRequestHandler):
             }),
         ]
         self._send_events(events)
+
+
+# -- OpenAI chat completions (GitHub Copilot CLI, opencode; runtimes part B) --
+
+def _chat_completion_reply(handler: _Handler, request: Request, n: int) -> None:
+    """POST /v1/chat/completions: the scripted text as one choice, streamed as
+    `data:` chunks ending in `data: [DONE]` when the request asks for a stream."""
+    body = request.body if isinstance(request.body, dict) else {}
+    model = str(body.get("model") or "gpt-fake")
+    text = handler.owner.reply
+    completion_id = f"chatcmpl-fake-{n}"
+    usage = {"prompt_tokens": 10, "completion_tokens": max(1, len(text) // 4),
+             "total_tokens": 10 + max(1, len(text) // 4)}
+    if not body.get("stream"):
+        handler._send_json(200, {
+            "id": completion_id, "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": usage,
+        })
+        return
+    base = {"id": completion_id, "object": "chat.completion.chunk", "created": 0, "model": model}
+    chunks: list[dict[str, Any]] = [
+        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                              "finish_reason": None}]},
+    ]
+    chunks += [
+        {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+        for piece in _pieces(text)
+    ]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    chunks.append({**base, "choices": [], "usage": usage})
+    data = b"".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode() for c in chunks)
+    data += b"data: [DONE]\n\n"
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Cache-Control", "no-cache")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
 
 
 def _tool_names(body: dict[str, Any]) -> list[str]:

@@ -38,8 +38,10 @@ EVENTS = [
 ]
 
 
-def expected_merge(old: dict[str, Any], template: str) -> dict[str, Any]:
+def expected_merge(old: dict[str, Any], template: str, runtime: str = "claude") -> dict[str, Any]:
     """What the merged file must hold, read as JSON (the spec of docs/agent-runtimes.md)."""
+    if runtime == "copilot":
+        return expected_copilot_merge(old, template)
     new = copy.deepcopy(old)
     hooks = new.setdefault("hooks", {})
     for event, matcher, hook, timeout in EVENTS:
@@ -58,8 +60,30 @@ def expected_merge(old: dict[str, Any], template: str) -> dict[str, Any]:
     return new
 
 
-def _merge(impl: str, path: Path, template: str = TEMPLATE) -> tuple[int, bytes, bytes]:
-    argv = ["--runtime", "claude", "--file", str(path), "--hook-command", template]
+def expected_copilot_merge(old: dict[str, Any], template: str) -> dict[str, Any]:
+    """GitHub Copilot CLI: each event holds its hooks ({type, bash, timeoutSec});
+    the SessionStart and Stop ones tell the hook it runs in Copilot."""
+    new = copy.deepcopy(old)
+    hooks = new.setdefault("hooks", {})
+    for event, _, hook, timeout in EVENTS:
+        command = template.replace("{hook}", hook)
+        if event != "UserPromptSubmit":
+            command = "DATARIM_HOOK_RUNTIME=copilot " + command
+        entries = hooks.setdefault(event, [])
+        if not any(isinstance(h, dict) and h.get("bash") == command for h in entries):
+            entries.append({"type": "command", "bash": command, "timeoutSec": timeout})
+    return new
+
+
+def _runtime_of(case: Path) -> str:
+    args = (case / "args").read_text().split("\n")
+    return args[args.index("--runtime") + 1]
+
+
+def _merge(
+    impl: str, path: Path, template: str = TEMPLATE, runtime: str = "claude"
+) -> tuple[int, bytes, bytes]:
+    argv = ["--runtime", runtime, "--file", str(path), "--hook-command", template]
     if impl == "bash":
         return run_bash(SCRIPT, argv, path.parent)
     return run_python("install-hooks", argv, path.parent)
@@ -79,7 +103,7 @@ def test_every_merge_in_the_corpus_means_what_it_must(merged: Path) -> None:
     new_bytes = merged.read_bytes()
     # parse_int=float: a number of 5000 digits is past what int() takes by default.
     new, old = json.loads(new_bytes, parse_int=float), json.loads(old_bytes, parse_int=float)
-    assert new == expected_merge(old, template)
+    assert new == expected_merge(old, template, _runtime_of(case))
     # Only additions, but for the inside of an empty container, which is replaced.
     ops = difflib.SequenceMatcher(None, old_bytes, new_bytes, autojunk=False).get_opcodes()
     for tag, i1, i2, _, _ in ops:
@@ -97,7 +121,7 @@ def test_a_second_run_changes_nothing(impl: str, merged: Path, tmp_path: Path) -
     template = decode_escapes(args[args.index("--hook-command") + 1])
     path = tmp_path / "settings.json"
     shutil.copyfile(merged, path)
-    code, out, err = _merge(impl, path, template)
+    code, out, err = _merge(impl, path, template, _runtime_of(case))
     assert (code, err) == (0, b"")
     assert out == f"install-hooks: the hooks are already in {path}; nothing changed\n".encode()
     assert path.read_bytes() == merged.read_bytes()

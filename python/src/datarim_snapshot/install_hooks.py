@@ -35,6 +35,12 @@ EVENTS = (
     ("UserPromptSubmit", "", "prompt-hook", 10),
     ("Stop", "", "stop-hook", 30),
 )
+RUNTIMES = ("claude", "codex", "copilot", "opencode")
+OPENCODE_PLUGIN = "opencode/plugin/datarim-snapshots.js"
+# GitHub Copilot CLI's SessionStart and Stop hooks run with this before them:
+# session-start-hook answers in Copilot's form, stop-hook reads the answer from
+# Copilot's OpenTelemetry file (docs/agent-runtimes.md).
+COPILOT_PREFIX = "DATARIM_HOOK_RUNTIME=copilot "
 BAD_TEMPLATE = "--hook-command must hold {hook} and no control character"
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-")
 
@@ -116,9 +122,11 @@ def _load(data: bytes) -> str:
 class _Splice:
     """The splice of hooks-splice.awk over one file's text."""
 
-    def __init__(self, text: str, commands: list[str]) -> None:
+    def __init__(self, text: str, commands: list[str], copilot: bool = False) -> None:
         self.text = text
         self.commands = commands
+        # GitHub Copilot CLI: an event holds its hooks themselves, not groups.
+        self.copilot = copilot
         self.inline = False
         self.step = ""
         self.inserts: list[tuple[int, int, str]] = []
@@ -162,7 +170,17 @@ class _Splice:
         ]
         return self._wrap("{}", items, ind)
 
+    def _copilot_hook(self, e: int, ind: str) -> str:
+        items = [
+            '"type": "command"',
+            '"bash": ' + _json_string(self.commands[e]),
+            f'"timeoutSec": {EVENTS[e][3]}',
+        ]
+        return self._wrap("{}", items, ind)
+
     def _group(self, e: int, ind: str) -> str:
+        if self.copilot:
+            return self._copilot_hook(e, ind)
         items = [f'"matcher": {_json_string(EVENTS[e][1])}'] if EVENTS[e][1] else []
         handler = self._handler(e, ind + self.step + self.step)
         items.append('"hooks": ' + self._wrap("[]", [handler], ind + self.step))
@@ -228,6 +246,11 @@ class _Splice:
 
     def _ours_present(self, e: int, node: _Node) -> bool:
         for _, group in node.members:
+            if self.copilot:
+                bash = group.member("bash") if group.kind == "object" else None
+                if bash is not None and bash.kind == "string" and bash.value == self.commands[e]:
+                    return True
+                continue
             handlers = group.member("hooks") if group.kind == "object" else None
             if handlers is None or handlers.kind != "array":
                 continue
@@ -255,7 +278,9 @@ def _json_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def splice(data: bytes | None, commands: list[str]) -> tuple[list[str], bytes]:
+def splice(
+    data: bytes | None, commands: list[str], copilot: bool = False
+) -> tuple[list[str], bytes]:
     """(events added, the new file) for a file's bytes (None: no file yet).
     Raises UsageError for a command with a control character, RefusedError for
     a file that is not what the splice needs."""
@@ -269,7 +294,7 @@ def splice(data: bytes | None, commands: list[str]) -> tuple[list[str], bytes]:
         if utf8_scan(raw, ctl=True, tab_ok=False):
             raise UsageError(BAD_TEMPLATE)
     text = _load(b"{}\n" if data is None else data)
-    work = _Splice(text, commands)
+    work = _Splice(text, commands, copilot)
     added = work.run()
     return added, work.result().encode("utf-8")
 
@@ -298,6 +323,22 @@ def default_file(runtime: str) -> str:
         if home.startswith("/"):
             return home + "/.codex/hooks.json"
         raise UsageError("no --file given, and neither CODEX_HOME nor HOME is an absolute path")
+    if runtime == "opencode":
+        config = os.environ.get("XDG_CONFIG_HOME", "")
+        if config.startswith("/"):
+            return config + "/" + OPENCODE_PLUGIN
+        if home.startswith("/"):
+            return home + "/.config/" + OPENCODE_PLUGIN
+        raise UsageError(
+            "no --file given, and neither XDG_CONFIG_HOME nor HOME is an absolute path"
+        )
+    if runtime == "copilot":
+        copilot = os.environ.get("COPILOT_HOME", "")
+        if copilot.startswith("/"):
+            return copilot + "/settings.json"
+        if home.startswith("/"):
+            return home + "/.copilot/settings.json"
+        raise UsageError("no --file given, and neither COPILOT_HOME nor HOME is an absolute path")
     if home.startswith("/"):
         return home + "/.claude/settings.json"
     raise UsageError("no --file given, and HOME is not an absolute path")
@@ -315,15 +356,25 @@ def install_hooks(
     refusal or "already there" takes no lock and creates nothing."""
     from .flags import seconds_env
 
-    if runtime not in ("claude", "codex"):
-        raise UsageError("--runtime must be claude or codex")
+    if runtime not in RUNTIMES:
+        raise UsageError("--runtime must be claude, codex, copilot or opencode")
     path = file or default_file(runtime)
     template = template or default_template()
     if "{hook}" not in template:
         raise UsageError(BAD_TEMPLATE)
     commands = [template.replace("{hook}", hook) for _, _, hook, _ in EVENTS]
+    copilot = runtime == "copilot"
+    if copilot:
+        commands[0] = COPILOT_PREFIX + commands[0]
+        commands[2] = COPILOT_PREFIX + commands[2]
     timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
-    added, _, _ = _merge(path, commands)
+
+    def merge() -> tuple[list[str], bytes, bool]:
+        if runtime == "opencode":
+            return _plugin(path, commands)
+        return _merge(path, commands, copilot)
+
+    added, _, _ = merge()
     if not added:
         return path, added
     directory = os.path.dirname(path) or "."
@@ -338,7 +389,7 @@ def install_hooks(
     try:
         with held_lock(os.path.join(directory, f".{os.path.basename(path)}.lock"), timeout):
             # As the file is now: another installer may have changed it since.
-            added, content, exists = _merge(path, commands)
+            added, content, exists = merge()
             if added:
                 _replace(path, content, exists)
     except LockBusyError as exc:
@@ -346,7 +397,52 @@ def install_hooks(
     return path, added
 
 
-def _merge(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
+def render_opencode_plugin(commands: list[str]) -> bytes:
+    """The opencode plugin for the three commands: text/opencode-plugin.js with
+    each "@<HOOK>@" placeholder (quotes included) replaced by its command as a
+    JSON string (which JavaScript reads as the same string)."""
+    from .rules import utf8_scan
+    from .texts import text_bytes
+
+    for command in commands:
+        try:
+            raw = command.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = b"\x00"
+        if utf8_scan(raw, ctl=True, tab_ok=False):
+            raise UsageError(BAD_TEMPLATE)
+    try:
+        text = text_bytes("opencode-plugin.js").decode("utf-8")
+    except OSError:
+        raise RefusedError("cannot read the plugin's template") from None
+    for token, command in zip(("SESSION_START_HOOK", "PROMPT_HOOK", "STOP_HOOK"), commands):
+        text = text.replace(f'"@{token}@"', _json_string(command))
+    return text.encode("utf-8")
+
+
+def _plugin(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
+    """As _merge, for the opencode plugin: nothing added when path holds it
+    already; a file holding anything but a plugin of ours is refused."""
+    if os.path.islink(path):
+        raise RefusedError("--file is a symlink; pass the file it points to")
+    exists = os.path.lexists(path)
+    if exists and not os.path.isfile(path):
+        raise RefusedError("--file is not a regular file")
+    content = render_opencode_plugin(commands)
+    if exists:
+        try:
+            with open(path, "rb") as handle:
+                old = handle.read()
+        except OSError:
+            raise RefusedError("--file cannot be read") from None
+        if old == content:
+            return [], content, exists
+        if old.split(b"\n", 1)[0] != content.split(b"\n", 1)[0]:
+            raise RefusedError("--file is not this project's opencode plugin; left unchanged")
+    return [event for event, _, _, _ in EVENTS], content, exists
+
+
+def _merge(path: str, commands: list[str], copilot: bool) -> tuple[list[str], bytes, bool]:
     """The events missing from path, the merged file, and whether path exists."""
     if os.path.islink(path):
         raise RefusedError("--file is a symlink; pass the file it points to")
@@ -360,7 +456,7 @@ def _merge(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
                 data = handle.read(FILE_LIMIT + 1)
         except OSError:
             raise RefusedError("--file cannot be read") from None
-    added, content = splice(data, commands)
+    added, content = splice(data, commands, copilot)
     return added, content, exists
 
 

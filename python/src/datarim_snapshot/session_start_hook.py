@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 PAYLOAD_LIMIT = 65536
 SOURCES = ("clear", "compact", "resume", "fork")
+# How recent a stage turn's snapshot must be for a new Copilot session to resume
+# it (see fresh_task).
+FRESH_SECONDS = 1800
 
 
 def parse_payload(data: bytes) -> tuple[str, str] | None:
@@ -68,21 +71,73 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     if fields is None:
         return None
     source, cwd = fields
-    if source not in SOURCES or not cwd.startswith("/") or not os.path.isdir(cwd):
+    copilot = os.environ.get("DATARIM_HOOK_RUNTIME") == "copilot"
+    if source not in SOURCES and not (copilot and source == "new"):
+        return None
+    if not cwd.startswith("/") or not os.path.isdir(cwd):
         return None
     root = discover_root(cwd).path
     if not os.path.isdir(os.path.join(root, "datarim")) or foreign_datarim(root):
         return None
-    try:
-        task = pick_task(root, None)
-    except UsageError:
-        last = last_task(root)
-        if last is None:
-            return choice_output(root, budget)
-        task = last
+    if source == "new":
+        fresh = fresh_task(root)
+        if fresh is None:
+            return None
+        task = fresh
+    else:
+        try:
+            task = pick_task(root, None)
+        except UsageError:
+            last = last_task(root)
+            if last is None:
+                return choice_output(root, budget)
+            task = last
     # A legacy document is read no further than the budget can reach: a
     # character is at most 4 bytes, and the cut lands before the last one read.
     return resume_output("hook", root, task, budget, read_limit=budget * 4 + 8)
+
+
+def fresh_task(root: str) -> str | None:
+    """GitHub Copilot CLI starts a session after /clear as it starts any new one
+    (source "new"): such a session resumes only right after a stage turn of
+    this workspace, that is when .last-task names an active task whose snapshot
+    was captured at most FRESH_SECONDS before now (DATARIM_NOW when it is a
+    stamp). That task, or None."""
+    from .hook_state import now
+
+    task = last_task(root)
+    if task is None:
+        return None
+    try:
+        snapshot = read_snapshot(root, task)
+    except DatarimError:
+        return None
+    age = _epoch(now()) - _epoch(snapshot.captured_at.decode("ascii"))
+    return task if 0 <= age <= FRESH_SECONDS else None
+
+
+def _epoch(stamp: str) -> int:
+    """Seconds since 1970 of YYYY-MM-DDTHH:MM:SSZ, days from civil as the bash
+    twin counts them (whatever the digits: DATARIM_NOW is only checked for its
+    shape)."""
+    year, month, day = int(stamp[0:4]), int(stamp[5:7]), int(stamp[8:10])
+    if month <= 2:
+        year -= 1
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * (month - 3 if month > 2 else month + 9) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    seconds = int(stamp[11:13]) * 3600 + int(stamp[14:16]) * 60 + int(stamp[17:19])
+    return (era * 146097 + day_of_era - 719468) * 86400 + seconds
+
+
+def copilot_output(output: bytes) -> bytes:
+    """The hook output as GitHub Copilot CLI reads it: a top-level
+    {"additionalContext": ...} (it ignores hookSpecificOutput)."""
+    head = b'{"hookSpecificOutput":{"hookEventName":"SessionStart",'
+    if output.startswith(head) and output.endswith(b"}}\n"):
+        return b"{" + output[len(head) : -2] + b"\n"
+    return output
 
 
 def last_task(root: str) -> str | None:
@@ -134,6 +189,8 @@ def session_start_command(argv: Sequence[str], console: Console) -> int:
         output = first_word_answer("session-start-hook", argv)
         if output is None:
             output = session_start(argv, sys.stdin.buffer)
+            if output and os.environ.get("DATARIM_HOOK_RUNTIME") == "copilot":
+                output = copilot_output(output)
     except Exception:  # whatever goes wrong, a session is never blocked
         output = None
     if output:

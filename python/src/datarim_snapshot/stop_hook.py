@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 
 HOOK = "stop-hook"
 TRANSCRIPT_TAIL = 262144
+# GitHub Copilot CLI's OpenTelemetry file (opt-in, docs/agent-runtimes.md) and
+# how much of its end is read: a span line carries the whole prompt (50 KB and
+# more), and a turn with tool calls writes one chat span per model call.
+OTEL_FILE = "copilot-otel.jsonl"
+OTEL_TAIL = 4194304
 
 
 def stop_hook(argv: Sequence[str], stdin: BinaryIO) -> None:
@@ -98,7 +103,12 @@ def _capture(state: str, stdin: BinaryIO, answer: str) -> None:
         return
     kind, text = payload.text("last_assistant_message")
     if kind in ("-", "n"):
-        found, why = read_transcript_answer(payload.field("transcript_path"))
+        # GitHub Copilot CLI (install-hooks marks its command): the answer is
+        # in its OpenTelemetry file.
+        if os.environ.get("DATARIM_HOOK_RUNTIME") == "copilot":
+            found, why = read_otel_answer(state, payload.field("traceparent"))
+        else:
+            found, why = read_transcript_answer(payload.field("transcript_path"))
         if found is not None and not _write_answer(answer, found):
             found, why = None, hook_state.payload_failure(4)
         if found is None:
@@ -170,6 +180,99 @@ def read_transcript_answer(field: tuple[str, str]) -> tuple[bytes | None, str]:
             return None, "the last assistant entry of transcript_path holds no usable text"
         return b"\n".join(part for part in encoded if part is not None), ""
     return None, f"no assistant entry in the last {TRANSCRIPT_TAIL} bytes of transcript_path"
+
+
+def read_otel_answer(state: str, context: tuple[str, str]) -> tuple[bytes | None, str]:
+    """The answer of a GitHub Copilot CLI turn (its traceparent, as Payload.field
+    gives it) in the tail of <state>/copilot-otel.jsonl, or None and why not; the
+    rules of scripts/lib/copilot-otel.awk."""
+    kind, value = context
+    if kind == "-":  # Copilot sends one only while its OpenTelemetry exporter is on
+        return None, "no traceparent (Copilot's OpenTelemetry file is off: docs/agent-runtimes.md)"
+    if not (kind == "s" and _is_traceparent(value)):
+        return None, "traceparent is not a usable W3C trace context"
+    trace, parent = value[3:35], value[36:52]
+    path = os.path.join(state, OTEL_FILE)
+    if os.path.islink(path):
+        return None, f"{OTEL_FILE} in the state directory is a symlink"
+    if not os.path.lexists(path):
+        return None, (
+            f"no {OTEL_FILE} in the state directory"
+            " (Copilot's OpenTelemetry file: docs/agent-runtimes.md)"
+        )
+    unreadable = f"{OTEL_FILE} in the state directory is not a readable file"
+    if not (os.path.isfile(path) and os.access(path, os.R_OK)):
+        return None, unreadable
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - OTEL_TAIL))
+            tail = handle.read(OTEL_TAIL)
+    except OSError:
+        return None, unreadable
+    from .hook_payload import load_payload
+
+    lines = tail.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # awk reads no record after the last newline
+    quoted = f'"{trace}"'.encode()
+    for line in reversed(lines):
+        if quoted not in line:
+            continue
+        span = load_payload(line)
+        if span is None:
+            return None, f"{OTEL_FILE} has a line of this turn that is not one strict JSON object"
+        attributes = span.get("attributes")
+        if not (
+            span.get("type") == "span"
+            and span.get("traceId") == trace
+            and span.get("parentSpanId") == parent
+            and isinstance(attributes, dict)
+            and attributes.get("gen_ai.operation.name") == "chat"
+        ):
+            continue
+        text = _otel_text(attributes.get("gen_ai.output.messages"))
+        if text is None:
+            return None, f"the chat span of this turn in {OTEL_FILE} holds no usable text"
+        return text, ""
+    return None, f"no chat span of this turn in the last {OTEL_TAIL} bytes of {OTEL_FILE}"
+
+
+def _is_traceparent(value: str) -> bool:
+    """00-<32 hex>-<16 hex>-<2 hex>, lower case (W3C trace context)."""
+    hex_digits = "0123456789abcdef"
+    shape = "00-" + "h" * 32 + "-" + "h" * 16 + "-hh"
+    return len(value) == len(shape) and all(
+        char in hex_digits if want == "h" else char == want
+        for char, want in zip(value, shape)  # noqa: B905 (the lengths are equal; 3.9 has no strict)
+    )
+
+
+def _otel_text(messages: object) -> bytes | None:
+    """The text parts of the assistant messages in a span's gen_ai.output.messages
+    (a string holding JSON, read as the value of {"m": <it>}), joined by a newline."""
+    if hook_state.text_bytes(messages) is None:
+        return None
+    from .hook_payload import load_payload
+
+    assert isinstance(messages, str)
+    wrapped = load_payload(b'{"m":' + messages.encode("utf-8") + b"}")
+    listed = wrapped.get("m") if wrapped is not None else None
+    if not isinstance(listed, list):
+        return None
+    parts: list[bytes | None] = []
+    for message in listed:
+        if not (isinstance(message, dict) and message.get("role") == "assistant"):
+            continue
+        listed_parts = message.get("parts")
+        for part in listed_parts if isinstance(listed_parts, list) else []:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(
+                part.get("content"), str
+            ):
+                parts.append(hook_state.text_bytes(part["content"]))
+    if not parts or None in parts:
+        return None
+    return b"\n".join(part for part in parts if part is not None)
 
 
 def _assistant_parts(entry: dict[str, object]) -> list[object] | None:
