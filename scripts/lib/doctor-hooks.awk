@@ -7,7 +7,8 @@
 # python/src/datarim_snapshot/doctor.py.
 #
 # ENVIRON: DR_LIMIT (the most bytes read; install-hooks' limit), DR_CLAUDE (1
-# for a Claude Code file: its enabledPlugins count too).
+# for a Claude Code file: its enabledPlugins count too), DR_COPILOT (1 for a
+# GitHub Copilot CLI settings.json: its hooks are hooks.<event>[i].bash).
 # Output, first line: "read"; "big" (over DR_LIMIT), "json" (not one strict
 # JSON object) or "dup" (a name repeated in an object), and nothing more. Then,
 # in the file's order, one line per command of ours, TAB-separated:
@@ -68,18 +69,22 @@ function hook_name(s) {
 }
 
 # Sets OURS_HOOK and OURS_PROGRAM and returns 1 when cmd runs one of our hooks.
-function ours(cmd,    base) {
-    words(cmd, 2)
-    if (NW < 1) return 0
-    base = WORDS[1]
+# Leading NAME=value words (the shell's assignments, as install-hooks puts
+# DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program.
+function ours(cmd,    base, first) {
+    words(cmd, 8)
+    first = 1
+    while (first <= NW && WORDS[first] ~ /^[A-Za-z_][A-Za-z0-9_]*=/) first++
+    if (first > NW) return 0
+    base = WORDS[first]
     sub(/.*\//, "", base)
-    OURS_PROGRAM = WORDS[1]
+    OURS_PROGRAM = WORDS[first]
     if (base ~ /\.sh$/ && hook_name(substr(base, 1, length(base) - 3))) {
         OURS_HOOK = substr(base, 1, length(base) - 3)
         return 1
     }
-    if (base == "datarim-snapshot" && NW > 1 && hook_name(WORDS[2])) {
-        OURS_HOOK = WORDS[2]
+    if (base == "datarim-snapshot" && NW > first && hook_name(WORDS[first + 1])) {
+        OURS_HOOK = WORDS[first + 1]
         return 1
     }
     return 0
@@ -119,7 +124,18 @@ function hooks_main() {
     # Every hooks.<event>[i].hooks[j].command string, by where it stands in
     # the file; then our plugin's enabledPlugins entries, the same way.
     n = 0
-    if (TYPE["hooks"] == "object") {
+    if (TYPE["hooks"] == "object" && ENVIRON["DR_COPILOT"] == "1") {
+        # GitHub Copilot CLI: hooks.<event>[i].bash
+        for (path in TYPE) {
+            k = split(path, seg, SUBSEP)
+            if (k != 4 || seg[1] != "hooks" || seg[4] != "bash") continue
+            ev = "hooks" SUBSEP seg[2]
+            if (TYPE[ev] != "array" || TYPE[ev SUBSEP seg[3]] != "object") continue
+            if (!usable(path) || !clean(seg[2]) || !ours(STR[path])) continue
+            at[++n] = FROM[path]
+            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" STR[path]
+        }
+    } else if (TYPE["hooks"] == "object") {
         for (path in TYPE) {
             k = split(path, seg, SUBSEP)
             if (k != 6 || seg[1] != "hooks" || seg[4] != "hooks" || seg[6] != "command") continue

@@ -193,8 +193,9 @@ doctor_program_fault() {
 # (doctor-hooks.awk reads it as install-hooks does), in the file's order.
 doctor_hook_file() {
   local LC_ALL=C dir out status=0 state line kind event hook program command fault want
-  local claude=0 nl=$'\n'
+  local claude=0 copilot=0 nl=$'\n'
   [ "$1" = claude ] && claude=1
+  [ "$1" = copilot ] && copilot=1
   if [ ! -e "$2" ] && [ ! -L "$2" ]; then
     doctor_record hookfile "$1" "$2" absent ''
     return 0
@@ -205,7 +206,7 @@ doctor_hook_file() {
     state='cannot be read'
   else
     dr_lib_dir_into dir
-    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_MCP='' \
+    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' \
       awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
       status=$?
     state=${out%%"$nl"*}
@@ -260,7 +261,7 @@ doctor_hook_file() {
 # doctor_installed, "<runtime> <hook>\t<file or plugin key>" lines.
 doctor_twice() {
   local runtime hook line where count places seen
-  for runtime in claude codex; do
+  for runtime in claude codex copilot opencode; do
     for hook in session-start-hook prompt-hook stop-hook; do
       count=0
       places=''
@@ -287,16 +288,45 @@ doctor_twice() {
   done
 }
 
+# doctor_plugin_file <file>: the opencode plugin install-hooks writes: ours
+# when its first line is the template's (then it runs all three hooks).
+doctor_plugin_file() {
+  local LC_ALL=C dir head='' want=''
+  if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+    doctor_record hookfile opencode "$1" absent ''
+    return 0
+  fi
+  dr_lib_dir_into dir
+  IFS= read -r want <"$dir/text/opencode-plugin.js" || :
+  if [ ! -f "$1" ] || [ ! -r "$1" ] || ! { IFS= read -r head <"$1" || [ -n "$head" ]; } 2>/dev/null; then
+    doctor_record hookfile opencode "$1" unreadable 'cannot be read'
+    doctor_problem "$1: cannot be read"
+    return 0
+  fi
+  doctor_record hookfile opencode "$1" read ''
+  if [ "$head" = "$want" ]; then
+    doctor_record plugin datarim-snapshots true
+    for want in session-start-hook prompt-hook stop-hook; do
+      doctor_installed="${doctor_installed}opencode $want"$'\t'"$1"$'\n'
+    done
+  fi
+}
+
 # doctor_hooks <root>: the settings files the runtimes read, ours in each.
 doctor_hooks() {
-  local home=${HOME:-} codex=${CODEX_HOME:-}
+  local home=${HOME:-} codex=${CODEX_HOME:-} copilot=${COPILOT_HOME:-} config=${XDG_CONFIG_HOME:-}
   case $home in /*) ;; *) home='' ;; esac
+  case $copilot in /*) ;; *) copilot=${home:+$home/.copilot} ;; esac
+  case $config in /*) ;; *) config=${home:+$home/.config} ;; esac
   [ -n "$codex" ] || codex=${home:+$home/.codex}
   [ -z "$home" ] || doctor_hook_file claude "$home/.claude/settings.json"
   doctor_hook_file claude "$1/.claude/settings.json"
   doctor_hook_file claude "$1/.claude/settings.local.json"
   [ -z "$codex" ] || doctor_hook_file codex "$codex/hooks.json"
   doctor_hook_file codex "$1/.codex/hooks.json"
+  [ -z "$copilot" ] || doctor_hook_file copilot "$copilot/settings.json"
+  [ -z "$config" ] || doctor_plugin_file "$config/opencode/plugin/datarim-snapshots.js"
+  doctor_plugin_file "$1/.opencode/plugin/datarim-snapshots.js"
 }
 
 # doctor_mcp_file <client> <file> [<project>]: the MCP server of ours

@@ -250,7 +250,8 @@ install_hooks_plugin() {
   esac
   content=${out%.}
   if [ "$new" = 0 ]; then
-    old=$(cat -- "$file" 2>/dev/null && printf .) || {
+    # (bash warns on stderr of a NUL it drops: such a file is no plugin of ours anyway)
+    { old=$(cat -- "$file" && printf .); } 2>/dev/null || {
       dr_err "$prog" "--file cannot be read"
       return 1
     }

@@ -12,7 +12,9 @@
 # "additionalContext":"<resume text>"}}, the text cut to DATARIM_RESUME_BUDGET
 # characters (default 9000) with a visible marker. It never blocks a session:
 # on any failure, and for sources other than clear, compact, resume and fork, it
-# prints nothing and returns 0. Sourcing defines session_start_* functions
+# prints nothing and returns 0. Under DATARIM_HOOK_RUNTIME=copilot (GitHub
+# Copilot CLI) it prints {"additionalContext":...} and takes the source "new"
+# right after a stage turn (session_start_fresh). Sourcing defines session_start_* functions
 # (plus those of the libraries it loads) and nothing else.
 
 # Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would

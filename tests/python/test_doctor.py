@@ -268,7 +268,8 @@ def test_no_state_directory(base: Path) -> None:
     _, out, facts = _both_forms(base, HOME="relative", DATARIM_STATE_DIR="")
     assert "hooks log: none (no state directory" in out
     assert facts["hooks_log"] == {"file": None, "state": "no-state-dir", "last": []}
-    assert [h["runtime"] for h in facts["hooks"]] == ["claude", "claude", "codex"]
+    # Without a home, only the project's own files: no Copilot settings, no user plugin.
+    assert [h["runtime"] for h in facts["hooks"]] == ["claude", "claude", "codex", "opencode"]
 
 
 def test_file_names_that_are_no_text(base: Path) -> None:

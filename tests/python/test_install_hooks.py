@@ -143,7 +143,18 @@ _handler = st.fixed_dictionaries(
         "command": st.sampled_from(["n", TEMPLATE.replace("{hook}", "stop-hook")]),
     }
 )
-_group = st.one_of(st.fixed_dictionaries({"hooks": st.lists(_handler, max_size=2)}), _values)
+# GitHub Copilot CLI's entries: the hook itself, its command under "bash".
+_copilot_hook = st.fixed_dictionaries(
+    {
+        "type": st.just("command"),
+        "bash": st.sampled_from(
+            ["n", "DATARIM_HOOK_RUNTIME=copilot " + TEMPLATE.replace("{hook}", "stop-hook")]
+        ),
+    }
+)
+_group = st.one_of(
+    st.fixed_dictionaries({"hooks": st.lists(_handler, max_size=2)}), _copilot_hook, _values
+)
 _hooks = st.one_of(
     st.dictionaries(
         st.sampled_from(["SessionStart", "UserPromptSubmit", "Stop", "PreToolUse"]),
@@ -176,6 +187,7 @@ _layout = st.sampled_from(
     layout=_layout,
     crlf=st.booleans(),
     tail=st.sampled_from(["", "\n", " \n\n"]),
+    runtime=st.sampled_from(["claude", "copilot"]),
 )
 def test_both_implementations_agree_on_random_files(
     tmp_path_factory: pytest.TempPathFactory,
@@ -183,6 +195,7 @@ def test_both_implementations_agree_on_random_files(
     layout: dict[str, Any],
     crlf: bool,
     tail: str,
+    runtime: str,
 ) -> None:
     text = json.dumps(settings, **layout) + tail
     if crlf:
@@ -193,7 +206,7 @@ def test_both_implementations_agree_on_random_files(
         path = base / impl / "settings.json"
         path.parent.mkdir()
         path.write_text(text, encoding="utf-8", newline="")
-        code, out, err = _merge(impl, path)
+        code, out, err = _merge(impl, path, runtime=runtime)
         results[impl] = (
             code,
             out.replace(str(base / impl).encode(), b"{BASE}"),
@@ -208,8 +221,8 @@ def test_both_implementations_agree_on_random_files(
     )
     assert code == (0 if well_shaped else 1), err
     if code == 0:
-        assert json.loads(new) == expected_merge(settings, TEMPLATE)
-        again = _merge("python", base / "python" / "settings.json")
+        assert json.loads(new) == expected_merge(settings, TEMPLATE, runtime)
+        again = _merge("python", base / "python" / "settings.json", runtime=runtime)
         assert again[0] == 0 and b"nothing changed" in again[1]
     else:
         assert new == text.encode()

@@ -34,6 +34,7 @@ HOOK_EVENTS = {
     "prompt-hook": "UserPromptSubmit",
     "stop-hook": "Stop",
 }
+OPENCODE_PLUGIN = "opencode/plugin/datarim-snapshots.js"
 PLUGIN = "datarim-snapshots@"  # enabledPlugins key of the plugin, any marketplace
 FILE_LIMIT = 1048576  # as install-hooks: a settings file over 1 MiB is not read
 LOG_TAIL = 65536  # the log is read from its last 64 KiB
@@ -224,7 +225,11 @@ def _ours(command: str) -> tuple[str, str] | None:
     """(hook, program) when command runs one of our hooks: a program named
     <hook>.sh (the bash suite, wherever it is installed) or datarim-snapshot
     followed by <hook> (the Python port); None for any other command."""
-    words = _words(command, 2)
+    words = _words(command, 8)
+    # Leading NAME=value words (the shell's assignments, as install-hooks puts
+    # DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program.
+    while words and _is_assignment(words[0]):
+        words = words[1:]
     if not words:
         return None
     program = words[0]
@@ -234,6 +239,14 @@ def _ours(command: str) -> tuple[str, str] | None:
     if base == "datarim-snapshot" and len(words) > 1 and words[1] in HOOK_EVENTS:
         return words[1], program
     return None
+
+
+def _is_assignment(word: str) -> bool:
+    """NAME=value, NAME a shell name (ASCII letters, digits, _; no digit first)."""
+    name, sep, _ = word.partition("=")
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
+    return bool(sep and name and name[0] in letters
+                and all(char in letters + "0123456789" for char in name))
 
 
 def _program_fault(program: str) -> str | None:
@@ -307,9 +320,13 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
         if not usable(event):  # a name no path can hold (NUL, a lone surrogate, a control)
             continue
         for group in groups if isinstance(groups, list) else []:
-            inner = group.get("hooks") if isinstance(group, dict) else None
+            if runtime == "copilot":  # GitHub Copilot CLI: hooks.<event>[i].bash
+                inner: Any = [group]
+                key = "bash"
+            else:
+                inner, key = (group.get("hooks") if isinstance(group, dict) else None), "command"
             for hook in inner if isinstance(inner, list) else []:
-                command = hook.get("command") if isinstance(hook, dict) else None
+                command = hook.get(key) if isinstance(hook, dict) else None
                 ours = _ours(command) if isinstance(command, str) and usable(command) else None
                 if ours is None:
                     continue
@@ -347,7 +364,46 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     if codex:
         files.append(("codex", codex + "/hooks.json"))
     files.append(("codex", root + "/.codex/hooks.json"))
-    return [_hook_file(runtime, path, report) for runtime, path in files]
+    entries = [_hook_file(runtime, path, report) for runtime, path in files]
+    copilot = os.environ.get("COPILOT_HOME", "")
+    if not copilot.startswith("/"):
+        copilot = home + "/.copilot" if home.startswith("/") else ""
+    if copilot:
+        entries.append(_hook_file("copilot", copilot + "/settings.json", report))
+    config = os.environ.get("XDG_CONFIG_HOME", "")
+    if not config.startswith("/"):
+        config = home + "/.config" if home.startswith("/") else ""
+    plugins = [config + "/" + OPENCODE_PLUGIN] if config else []
+    plugins.append(root + "/.opencode/plugin/datarim-snapshots.js")
+    return entries + [_plugin_file(path, report) for path in plugins]
+
+
+def _plugin_file(path: str, report: Report) -> dict[str, Any]:
+    """The opencode plugin install-hooks writes: ours when its first line is the
+    template's (then it runs all three hooks)."""
+    entry: dict[str, Any] = {
+        "runtime": "opencode", "file": _path_text(path), "state": "absent", "detail": None,
+        "found": [], "plugins": [],
+    }
+    if not os.path.lexists(path):
+        return entry
+    from .texts import text_bytes
+
+    want = text_bytes("opencode-plugin.js").split(b"\n", 1)[0]
+    try:
+        if not os.path.isfile(path):
+            raise OSError
+        with open(path, "rb") as handle:
+            head = handle.readline().rstrip(b"\n")
+    except OSError:
+        entry.update(state="unreadable", detail="cannot be read")
+        report.problem(f"{_path_text(path)}: cannot be read")
+        return entry
+    entry["state"] = "read"
+    if head == want:
+        entry["plugins"] = [{"plugin": "datarim-snapshots", "enabled": True}]
+        report.installed += [("opencode", hook, _path_text(path)) for hook in HOOK_EVENTS]
+    return entry
 
 
 # The MCP server (docs/mcp.md): a server entry is ours when its command's
@@ -499,7 +555,7 @@ def _twice(report: Report) -> None:
     run (on their own event, their program there) in its settings files, and an
     enabled plugin (once, for all three hooks). Each one runs, so the resume text
     arrives as many times."""
-    for runtime in ("claude", "codex"):
+    for runtime in ("claude", "codex", "copilot", "opencode"):
         for hook in HOOK_EVENTS:
             count, places = 0, []
             for where in (w for r, h, w in report.installed if (r, h) == (runtime, hook)):
@@ -654,7 +710,7 @@ def render(facts: dict[str, Any]) -> str:
     if not any_ours:
         out.append(
             "  (no hook of this project is installed: dev-tools/install-hooks.sh --runtime"
-            " claude|codex, or the Claude Code plugin; see docs/agent-runtimes.md)"
+            " claude|codex|copilot|opencode, or the Claude Code plugin; see docs/agent-runtimes.md)"
         )
     out.append(f"mcp server ({MCP_PROGRAM} mcp):")
     registered = False

@@ -6,7 +6,9 @@ After /clear, a compaction, a resumed or forked session, hands the agent its
 active task's resume text (see snapshot_resume.py), or with several active
 tasks the list to choose from. It never blocks a session: on any failure,
 and for sources other than clear, compact, resume and fork, it prints nothing and
-exits 0.
+exits 0. Under DATARIM_HOOK_RUNTIME=copilot (GitHub Copilot CLI) it prints
+{"additionalContext": ...} and takes the source "new" right after a stage turn
+(fresh_task).
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ The Stop hook of Claude Code and Codex.
 When a turn that began with a stage command (recorded by prompt_hook.py) ends in
 an answer with a CTA block, writes that task's snapshot through emit (snapshot_emit.py),
 the whole answer as the body: no agent cooperation, no options file. The answer
-is the payload's last_assistant_message, or, without one (older CLIs), the last
-assistant entry in the last 262144 bytes of transcript_path. The task is the
+is the payload's last_assistant_message, or, without one, under
+DATARIM_HOOK_RUNTIME=copilot the turn's chat span in GitHub Copilot CLI's
+OpenTelemetry file (read_otel_answer), else (older CLIs) the last assistant
+entry in the last 262144 bytes of transcript_path. The task is the
 command's first argument when it is a task ID, else the one the CTA header
 names; stage and command (/dr-<stage>) come from the command; the knowledge
 base is found from the payload's cwd (spec §8). A turn without a
