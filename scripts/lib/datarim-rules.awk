@@ -80,6 +80,9 @@ function utf8_scan(arr, from, to, ctl, tab_ok,    i, len) {
 # 0x80 or more. One regex pass: far cheaper than utf8_scan on long text.
 function utf8_valid(s) {
     if (s !~ /[\200-\377]/) return 1
+    # No sequence holds an ASCII byte: each run of them as one space leaves
+    # the long pattern below a far shorter string to try at every byte.
+    gsub(/[\001-\177]+/, " ", s)
     gsub(/[\302-\337][\200-\277]|\340[\240-\277][\200-\277]|[\341-\354\356\357][\200-\277][\200-\277]|\355[\200-\237][\200-\277]|\360[\220-\277][\200-\277][\200-\277]|[\361-\363][\200-\277][\200-\277][\200-\277]|\364[\200-\217][\200-\277][\200-\277]/, "", s)
     return s !~ /[\200-\377]/
 }

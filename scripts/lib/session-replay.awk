@@ -12,9 +12,12 @@
 #   "U <line> <file-line> <text>" (a Layer 1 repo/HEAD line it cannot read),
 #   "C <line> <sha>" and "P <line> <sha>" (a verified: claim of pushed or
 #   merged work; see scan_claim), "F <line> <path>" (Layer 3); <line> counts
-#   the block's body lines.
-# render: prints the recommended CTA, LF, the newest block's body with
-#   verified: turned into unverified: on the failed lines, then ".".
+#   the block's body lines. Before them one line for the render phase:
+#   "<from> <to> <cta>", the newest block's body (bytes from..to) and the
+#   recommended CTA.
+# render: ENVIRON DR_BODY, that line; prints the CTA, LF, the newest block's
+#   body with verified: turned into unverified: on the failed lines, then ".".
+#   The file is not validated a second time (the scan did).
 # Needs datarim-rules.awk, frontmatter.awk and session-format.awk before it.
 
 function broken(msg) {
@@ -107,9 +110,18 @@ function downgrade(line,    out, p) {
 }
 
 BEGIN {
+    if (ENVIRON["DR_PHASE"] == "render") render()
     session_check_input()
     body_lines()
     if (ENVIRON["DR_PHASE"] == "scan") {
+        # First line: where the newest block's body lies, and its CTA, for
+        # the render phase (which so reads the file no second time).
+        cta = LAST_RECOMMENDED
+        if (!index(cta, " ") && LAST_TASKS != "") {
+            split(LAST_TASKS, tasks, " ")
+            cta = cta " " tasks[1]
+        }
+        printf "%d %d %s | %s\n", LAST_BODY_FROM, LAST_BODY_TO, cta, LAST_NEXT_ACTION
         # Text before the Layer 1 heading counts as Layer 1.
         layer = 1
         for (i = 1; i <= NB; i++) {
@@ -124,14 +136,26 @@ BEGIN {
         }
         exit 0
     }
+}
+
+# The render phase: DR_BODY ("<from> <to> <cta>", the scan's first line) and
+# the same DR_FILE; the file was validated by the scan.
+function render(    head, failed, k, i) {
+    rules_init()
+    session_init()
+    head = ENVIRON["DR_BODY"]
+    LAST_BODY_FROM = substr(head, 1, index(head, " ") - 1) + 0
+    head = substr(head, index(head, " ") + 1)
+    LAST_BODY_TO = substr(head, 1, index(head, " ") - 1) + 0
+    head = substr(head, index(head, " ") + 1)
+    TEXT_MODE = 1
+    TEXT = ENVIRON["DR_FILE"]
+    N = length(TEXT)
+    text_lines()
+    body_lines()
     split(ENVIRON["DR_FAILED"], failed, " ")
     for (k in failed) FAILED[failed[k]] = 1
-    cta = LAST_RECOMMENDED
-    if (!index(cta, " ") && LAST_TASKS != "") {
-        split(LAST_TASKS, tasks, " ")
-        cta = cta " " tasks[1]
-    }
-    printf "%s | %s\n", cta, LAST_NEXT_ACTION
+    printf "%s\n", head
     for (i = 1; i <= NB; i++) printf "%s\n", (i in FAILED) ? downgrade(BODY[i]) : BODY[i]
     printf "."
     exit 0

@@ -48,7 +48,7 @@ session_latest() {
 session_replay_run() {
   local LC_ALL=C prog=session-replay root=$1 id=$3 dir out status=0 file_text file_len file_nul
   local kind line value path banner stale='' claims='' missing='' banners failed=' ' repo cta body
-  local held first known i commit banner_landed banner_ref
+  local held first known i commit banner_landed banner_ref body_at
   local -a repo_paths=() repo_labels=()
   dr_lib_dir_into dir
   dr_read_prefix "$2" 32769 file
@@ -59,6 +59,17 @@ session_replay_run() {
     dr_err "$prog" "datarim/sessions/$id.session.md ${out:-cannot be read}; not resuming from an invalid handoff"
     return 2
   fi
+  # The first line is the render phase's (where the body lies, the CTA).
+  case $out in
+    *$'\n'*)
+      body_at=${out%%$'\n'*}
+      out=${out#*$'\n'}
+      ;;
+    *)
+      body_at=$out
+      out=''
+      ;;
+  esac
   # Layer 1 first: the repositories the claims are checked in.
   while IFS=$'\t' read -r kind line value path; do
     if [ "$kind" = U ]; then
@@ -123,9 +134,9 @@ session_replay_run() {
         ;;
     esac
   done <<<"$out"
-  out=$(DR_PHASE=render DR_FAILED=$failed DR_SESSION=$id DR_FILE=$file_text DR_FILE_LEN=$file_len \
-    DR_FILE_NUL=$file_nul LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" \
-    -f "$dir/session-format.awk" -f "$dir/session-replay.awk" </dev/null) || {
+  out=$(DR_PHASE=render DR_FAILED=$failed DR_BODY=$body_at DR_FILE=$file_text LC_ALL=C exec awk \
+    -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/session-format.awk" \
+    -f "$dir/session-replay.awk" </dev/null) || {
     dr_err "$prog" "datarim/sessions/$id.session.md cannot be rendered"
     return 2
   }

@@ -290,6 +290,28 @@ def git_rows(base: Path) -> list[Row]:
                 f"{many / ten:.2f}x the 10-file repo (goal <= 1.5x)",
             )
         )
+    # What a dirty check costs in the big repository, by what it looks at: the
+    # writer's (the work tree, untracked files included), the work tree's
+    # tracked files only, and the index against HEAD (no file of the tree).
+    pathspec = ["--", ":(exclude)datarim"]
+    checks = {
+        "status": ["status", "--porcelain=v2", "--branch", "--no-ahead-behind", *pathspec],
+        "status --untracked-files=no": [
+            "status", "--porcelain=v2", "--branch", "--no-ahead-behind", "--untracked-files=no",
+            *pathspec,
+        ],
+        "diff-index --quiet HEAD": ["diff-index", "--quiet", "HEAD", *pathspec],
+        "diff-index --cached HEAD": ["diff-index", "--cached", "--quiet", "HEAD", *pathspec],
+    }  # fmt: skip
+    git_ms = rounds(
+        {
+            n: partial(call, ["git", "-C", str(big), "--no-optional-locks", *a])
+            for n, a in checks.items()
+        },
+        max(RUNS, 11),
+    )
+    for name, (wall, _) in git_ms.items():
+        rows.append((f"  git {name}, 50,000 files", f"{wall:.1f} ms", ""))
     return rows
 
 
