@@ -26,6 +26,7 @@ from datarim_snapshot import (
     render_snapshot,
     replay_prompt,
     validate_stage_snapshot,
+    write_session_handoff,
     write_stage_snapshot,
 )
 
@@ -215,3 +216,18 @@ def test_the_subcommand_listing_keeps_each_name_apart_from_its_text() -> None:
             assert line[column - 1 :] == " (Python only)", line
         else:
             assert line.index("same as dev-tools/") == column, line
+
+
+def test_the_session_writer_reads_no_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DATARIM_DISABLE_SESSION_HANDOFF", "1")
+    monkeypatch.setenv("DR_SESSION_LOCK_TIMEOUT", "soon")
+    (tmp_path / "tasks.txt").write_text("TUNE-0254 | in_progress\n")
+    body = "## Layer 1 — Git State\n\n## Layer 5 — Failed Approaches\nnone\n"
+    (tmp_path / "body.md").write_text(body)
+    saved = write_session_handoff(
+        tmp_path, "SESSION-20260521-134500", "agent", "/dr-do", "go on",
+        tmp_path / "tasks.txt", tmp_path / "body.md", lock_timeout=5,
+    )  # fmt: skip
+    assert Path(saved.path).is_file()

@@ -79,6 +79,7 @@ def self_test(console: Console) -> int:
 
 
 def _write_self_test(scratch: str) -> str:
+    from .flags import seconds_env
     from .session_handoff_writer import write_session_handoff
 
     with open(os.path.join(scratch, "tasks.txt"), "wb") as handle:
@@ -86,7 +87,9 @@ def _write_self_test(scratch: str) -> str:
     with open(os.path.join(scratch, "body.md"), "wb") as handle:
         body = "## Layer 1 \u2014 Git State\n\n## Layer 5 \u2014 Failed Approaches\nnone\n"
         handle.write(body.encode())
-    for n in (1, 2):
+    # As the shell's self-test writes: with the command's switches.
+    disabled = os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1"
+    for n in () if disabled else (1, 2):
         write_session_handoff(
             scratch,
             SELF_TEST_SESSION,
@@ -96,5 +99,6 @@ def _write_self_test(scratch: str) -> str:
             os.path.join(scratch, "tasks.txt"),
             os.path.join(scratch, "body.md"),
             captured_at="2026-01-01T00:00:00Z",
+            lock_timeout=seconds_env("DR_SESSION_LOCK_TIMEOUT", 60),
         )
     return os.path.join(scratch, "datarim", "sessions", f"{SELF_TEST_SESSION}.session.md")
