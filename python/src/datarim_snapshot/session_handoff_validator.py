@@ -16,13 +16,16 @@ from .snapshot_validator import read_artifact
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Union
 
     from .console import Console
 
+    PathLike = Union[str, "os.PathLike[str]"]
 
-def check_session_file(path: str, session_id: str) -> Block:
+
+def check_session_file(path: PathLike, session_id: str) -> Block:
     """Raises MissingError (1) or MalformedError (2); else returns the newest block."""
-    data = read_artifact(path, SESSION_CAP + 1)
+    data = read_artifact(os.fspath(path), SESSION_CAP + 1)
     return check_session_bytes(data, session_id)
 
 
@@ -41,11 +44,11 @@ def session_path(session_id: str, root: str | None = None) -> str:
     return os.path.join(root, session_relpath(session_id))
 
 
-def validate_session_handoff(session_id: str, root: str | None = None) -> str:
+def validate_session_handoff(session_id: str, root: PathLike | None = None) -> str:
     """Validates every block of the session's artefact; returns its path. Raises
     UsageError (code 3), MissingError (1) or MalformedError (2) with the message
     the shell prints."""
-    path = session_path(session_id, root)
+    path = session_path(session_id, None if root is None else os.fspath(root))
     try:
         check_session_file(path, session_id)
     except (MissingError, MalformedError) as exc:
