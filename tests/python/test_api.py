@@ -231,3 +231,22 @@ def test_the_session_writer_reads_no_environment(
         tmp_path / "tasks.txt", tmp_path / "body.md", lock_timeout=5,
     )  # fmt: skip
     assert Path(saved.path).is_file()
+
+
+def test_dir_and_help_show_the_api_before_any_name_is_loaded() -> None:
+    # A fresh interpreter: the names load on first use, so dir() and help()
+    # see them only through the package's __dir__.
+    probe = textwrap.dedent(
+        """
+        import pydoc
+        import datarim_snapshot as pkg
+        names = [name for name in dir(pkg) if not name.startswith("_")]
+        print(names == sorted(pkg.__all__))
+        page = pydoc.render_doc(pkg, renderer=pydoc.plaintext)
+        print("write_stage_snapshot(root" in page, "class StageSnapshot" in page)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.split() == ["True", "True", "True"]
