@@ -83,7 +83,7 @@ def test_api_dry_run_returns_what_would_be_written_and_touches_nothing(tmp_path:
     emission = emit_stage_snapshot(
         root, "TUNE-0032", "verify", "/dr-verify", answer, captured_at=STAMP, dry_run=True
     )
-    assert emission is not None and emission.path is None
+    assert emission.path is None
     assert emission.recommended_next == "/dr-do"
     assert emission.options == [
         "/dr-do TUNE-0032 | TDD implementation",
@@ -93,14 +93,21 @@ def test_api_dry_run_returns_what_would_be_written_and_touches_nothing(tmp_path:
     assert emission.preview.startswith(b"recommended_next: /dr-do\noptions:\n")
     assert list(root.iterdir()) == []
     written = emit_stage_snapshot(root, "TUNE-0032", "verify", "/dr-verify", answer)
-    assert written is not None and written.path is not None
+    assert written.path is not None
     assert emission.preview in Path(written.path).read_bytes()
 
 
-def test_api_disabled_returns_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_api_reads_no_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The commands' switches: the API's caller says what it wants in arguments.
     monkeypatch.setenv("DATARIM_DISABLE_SNAPSHOT", "1")
-    assert emit_stage_snapshot(tmp_path, "TUNE-0032", "do", "/dr-do", tmp_path / "none") is None
-    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("DATARIM_SNAPSHOT_REDACT", "0")
+    answer = tmp_path / "answer.md"
+    answer.write_text("DB_PASSWORD=hunter2\n" + ANSWER, encoding="utf-8")
+    written = emit_stage_snapshot(tmp_path, "TUNE-0032", "do", "/dr-do", answer)
+    assert written.path is not None
+    assert b"DB_PASSWORD=[REDACTED]\n" in Path(written.path).read_bytes()
+    kept = emit_stage_snapshot(tmp_path, "TUNE-0032", "do", "/dr-do", answer, redact=False)
+    assert b"DB_PASSWORD=hunter2\n" in Path(str(kept.path)).read_bytes()
 
 
 # Generated answers: the pieces of the grammar, near misses and hostile bytes.

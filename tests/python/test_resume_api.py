@@ -51,7 +51,8 @@ def test_replay_prompt_api(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.setenv(name, value)
 
         def call() -> bytes:
-            return replay_prompt(flags["task"], flags["root"], flags.get("option"))
+            prompt = replay_prompt(flags["task"], flags["root"], flags.get("option"))
+            return prompt.encode("utf-8", "surrogateescape")
 
         if code == 1:
             with pytest.raises(MissingError):

@@ -27,6 +27,9 @@ mypy --config-file python/pyproject.toml --python-version "$running_python" "${p
 # The end-to-end suite apart: its conftest.py and tests/python's are both
 # top-level modules named conftest to mypy.
 mypy --config-file python/pyproject.toml --python-version "$running_python" tests/e2e
+# The API as an outside project sees it: the example caller alone, strict, with
+# no configuration of ours, the package known only through its py.typed.
+(cd tests/python && mypy --strict --python-version "$running_python" api_example.py)
 echo "ruff"
 ruff check --config python/pyproject.toml "${python_paths[@]}" tests/e2e
 python tests/tools/lint-portable.py

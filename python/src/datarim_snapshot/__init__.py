@@ -3,7 +3,12 @@
 Stage snapshots, replay prompts and session handoff for datarim agent pipelines.
 
 The Python port of the bash suite in scripts/ and dev-tools/: the same
-contract, the same bytes, the same exit codes.
+contract, the same bytes, the same exit codes. The API is shaped like the
+command line: ``write_stage_snapshot`` is ``datarim-snapshot write``,
+``read_stage_snapshot`` is ``show``, ``replay_prompt`` is ``replay``; it takes
+text or bytes and ``str`` or ``os.PathLike`` paths, returns ``str`` results
+and raises only DatarimError subclasses, whose messages name arguments.
+docs/api.md is the reference.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ _EXPORTS = {
     "DatarimError": "errors",
     "Emission": "snapshot_emit",
     "HelpRequested": "errors",
+    "InvalidTaskIdError": "errors",
     "LockBusyError": "errors",
     "MalformedError": "errors",
     "MissingError": "errors",
@@ -56,12 +62,19 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    # The names load lazily: without this, dir() and help() would show none
+    # of them until first used.
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
+
+
 if TYPE_CHECKING:
     from typing import Any
 
     from .errors import (
         DatarimError,
         HelpRequested,
+        InvalidTaskIdError,
         LockBusyError,
         MalformedError,
         MissingError,
@@ -91,6 +104,7 @@ __all__ = [
     "DatarimError",
     "Emission",
     "HelpRequested",
+    "InvalidTaskIdError",
     "LockBusyError",
     "MalformedError",
     "MissingError",

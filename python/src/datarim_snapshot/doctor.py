@@ -137,7 +137,7 @@ def _artefacts(root: str, kind: str, report: Report) -> dict[str, Any]:
     from .errors import MalformedError, MissingError
     from .rules import session_id_ok
     from .session_handoff_validator import check_session_file
-    from .snapshot_validator import check_snapshot_file
+    from .snapshot_validator import checked_file
 
     folder = f"datarim/{kind}s"
     directory = os.path.join(root, folder)
@@ -169,7 +169,7 @@ def _artefacts(root: str, kind: str, report: Report) -> dict[str, Any]:
         path = os.path.join(directory, os.fsdecode(raw))
         try:
             if kind == "snapshot":
-                snapshot = check_snapshot_file(path, name)
+                snapshot = checked_file(path, name)
                 detail: str | None = f"{snapshot.stage.decode()}, {snapshot.captured_at.decode()}"
                 report.newest = max(report.newest, snapshot.captured_at.decode())
             else:

@@ -64,6 +64,55 @@ class MalformedError(DatarimError):
     code = 2
 
 
+class InvalidTaskIdError(RefusedError, UsageError):
+    """The task ID breaks the task-ID rule (spec §1), whichever function was
+    given it. Both a RefusedError (a writer refuses it: code 1) and a
+    UsageError (a reader takes it for a bad call: code 3)."""
+
+    code = 1
+
+
+# The flags of the command line and the arguments of the Python API that
+# stand for them: an API call's error names what its caller wrote.
+FLAG_ARGUMENTS = {
+    "--body-file": "body_file",
+    "--options-file": "options_file",
+    "--captured-at": "captured_at",
+    "--captured-by": "captured_by",
+    "--recommended-next": "recommended_next",
+    "--command": "command",
+    "--stage": "stage",
+    "--task": "task",
+    "--root": "root",
+    "--option": "option",
+}
+
+
+def argument_message(message: str, renames: dict[str, str] | None = None) -> str:
+    """message with each flag it names replaced by its argument (renames first)."""
+    import re
+
+    names = {**FLAG_ARGUMENTS, **(renames or {})}
+    return re.sub(
+        r"(?<![\w-])--[a-z][a-z-]*(?![\w-])", lambda flag: names.get(flag[0], flag[0]), message
+    )
+
+
+class arguments_named:  # noqa: N801 (used as a statement, like contextlib's)
+    """A with-block whose DatarimError, re-raised, names arguments, not flags."""
+
+    def __init__(self, renames: dict[str, str] | None = None) -> None:
+        self.renames = renames
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: BaseException | None, trace: object) -> None:
+        if isinstance(exc, DatarimError):
+            exc.message = argument_message(exc.message, self.renames)
+            exc.args = (exc.message,)
+
+
 def quietly(action: Callable[..., object], *args: object) -> None:
     """action(*args), an OSError ignored (contextlib.suppress would cost an import)."""
     try:  # noqa: SIM105

@@ -33,16 +33,23 @@ def _trusted(directory: str) -> bool:
     )
 
 
-def _body_marks(task: str, body_file: str) -> tuple[str, str]:
-    """header-present and cta-footer of the body, y or n: its first line opens with
-    "**<task> · ", and a line holds the CTA heading, "/dr-<word> <task>" or "primary CTA"."""
+def journal_directory(task: str) -> str:
+    """Where the reference's test harness keeps a task's journal."""
+    return os.path.join(os.environ.get("DATARIM_HARNESS_DIR") or "/tmp", f"datarim-test-{task}")
+
+
+def _body_marks(task: str, body: str | bytes) -> tuple[str, str]:
+    """header-present and cta-footer of the body (a file's path, or the bytes a
+    caller gave), y or n: its first line opens with "**<task> · ", and a line
+    holds the CTA heading, "/dr-<word> <task>" or "primary CTA"."""
+    import io
     import re
 
     header = footer = "n"
     words = [re.escape(mark.format(task=task).encode()) for mark in FOOTER]
     found = re.compile(b"|".join([*words, b"/dr-[a-z]+ " + re.escape(task.encode())]))
     try:
-        with open(body_file, "rb") as handle:
+        with io.BytesIO(body) if isinstance(body, bytes) else open(body, "rb") as handle:
             first = handle.readline(256)
             if first.startswith(f"**{task} \u00b7 ".encode()):
                 header = "y"
@@ -57,10 +64,11 @@ def _body_marks(task: str, body_file: str) -> tuple[str, str]:
 
 
 def append(
-    directory: str, task: str, stage: str, captured_at: str, body_file: str, content: bytes
+    directory: str, task: str, stage: str, captured_at: str, body: str | bytes, content: bytes
 ) -> None:
     """Appends the journal line of one write to the task's harness directory
-    (snapshot_writer.journal_directory), when that directory may be trusted."""
+    (journal_directory), when that directory may be trusted; body is the body
+    file's path or the body's bytes."""
     if not _trusted(directory):
         return
     journal = os.path.join(directory, "journal.md")
@@ -74,7 +82,7 @@ def append(
         return
     import hashlib
 
-    header, footer = _body_marks(task, body_file)
+    header, footer = _body_marks(task, body)
     sha = hashlib.sha256(content).hexdigest()[:12]
     line = (
         f"{stage} \u00b7 {captured_at} \u00b7 header-present:{header} \u00b7 snapshot-written:y"

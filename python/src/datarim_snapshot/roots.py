@@ -13,7 +13,11 @@ from .records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Union
+
     from .console import Console
+
+    PathLike = Union[str, "os.PathLike[str]"]
 
 GIT_TOP_LEVEL = "git-top-level"
 NEAREST_KNOWLEDGE_BASE = "nearest-knowledge-base"
@@ -110,14 +114,14 @@ def _git_top_here(directory: str) -> bool:
     return os.path.isfile(dot_git) or os.path.isfile(os.path.join(dot_git, "HEAD"))
 
 
-def discover_root(start: str | None = None) -> RootChoice:
+def discover_root(start: PathLike | None = None) -> RootChoice:
     """The root from start (default: the current directory) upwards: the git top
     level when its datarim/ is a knowledge base, else the nearest directory whose
     datarim/ is one, else start itself; a datarim/ of another owner is none
     (own_knowledge_base). The git top level is found the way git
     finds it, without running git: the nearest directory holding .git, never
     looking above an entry of GIT_CEILING_DIRECTORIES."""
-    here = start if start is not None else working_directory()
+    here = os.fspath(start) if start is not None else working_directory()
     ceilings = _ceilings()
     directory = here
     nearest: str | None = None

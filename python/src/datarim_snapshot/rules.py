@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import RefusedError
+from .errors import InvalidTaskIdError, RefusedError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -162,9 +162,9 @@ def bad_task(task: str) -> str:
 
 
 def check_task_flag(task: str) -> None:
-    """Raises RefusedError(bad_task(task)) unless task passes task_id_ok."""
+    """Raises InvalidTaskIdError(bad_task(task)) unless task passes task_id_ok."""
     if not task_id_ok(task):
-        raise RefusedError(bad_task(task))
+        raise InvalidTaskIdError(bad_task(task))
 
 
 def task_id_ok(value: str) -> bool:

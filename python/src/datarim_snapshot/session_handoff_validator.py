@@ -16,13 +16,16 @@ from .snapshot_validator import read_artifact
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Union
 
     from .console import Console
 
+    PathLike = Union[str, "os.PathLike[str]"]
 
-def check_session_file(path: str, session_id: str) -> Block:
+
+def check_session_file(path: PathLike, session_id: str) -> Block:
     """Raises MissingError (1) or MalformedError (2); else returns the newest block."""
-    data = read_artifact(path, SESSION_CAP + 1)
+    data = read_artifact(os.fspath(path), SESSION_CAP + 1)
     return check_session_bytes(data, session_id)
 
 
@@ -41,11 +44,11 @@ def session_path(session_id: str, root: str | None = None) -> str:
     return os.path.join(root, session_relpath(session_id))
 
 
-def validate_session_handoff(session_id: str, root: str | None = None) -> str:
+def validate_session_handoff(session_id: str, root: PathLike | None = None) -> str:
     """Validates every block of the session's artefact; returns its path. Raises
     UsageError (code 3), MissingError (1) or MalformedError (2) with the message
     the shell prints."""
-    path = session_path(session_id, root)
+    path = session_path(session_id, None if root is None else os.fspath(root))
     try:
         check_session_file(path, session_id)
     except (MissingError, MalformedError) as exc:
@@ -79,6 +82,7 @@ def self_test(console: Console) -> int:
 
 
 def _write_self_test(scratch: str) -> str:
+    from .flags import seconds_env
     from .session_handoff_writer import write_session_handoff
 
     with open(os.path.join(scratch, "tasks.txt"), "wb") as handle:
@@ -86,7 +90,9 @@ def _write_self_test(scratch: str) -> str:
     with open(os.path.join(scratch, "body.md"), "wb") as handle:
         body = "## Layer 1 \u2014 Git State\n\n## Layer 5 \u2014 Failed Approaches\nnone\n"
         handle.write(body.encode())
-    for n in (1, 2):
+    # As the shell's self-test writes: with the command's switches.
+    disabled = os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1"
+    for n in () if disabled else (1, 2):
         write_session_handoff(
             scratch,
             SELF_TEST_SESSION,
@@ -96,5 +102,6 @@ def _write_self_test(scratch: str) -> str:
             os.path.join(scratch, "tasks.txt"),
             os.path.join(scratch, "body.md"),
             captured_at="2026-01-01T00:00:00Z",
+            lock_timeout=seconds_env("DR_SESSION_LOCK_TIMEOUT", 60),
         )
     return os.path.join(scratch, "datarim", "sessions", f"{SELF_TEST_SESSION}.session.md")

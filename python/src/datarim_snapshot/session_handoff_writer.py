@@ -410,18 +410,20 @@ def write_session_handoff(
     body_file: PathLike,
     captured_at: str | None = None,
     git_state_of: Sequence[str] = (),
-) -> SessionSaved | None:
+    *,
+    lock_timeout: int = 60,
+) -> SessionSaved:
     """Appends one block to <root>/datarim/sessions/<session>.session.md; Layer 1
     gets a line for each directory of git_state_of (--git-state) from its live
     repository.
 
-    Returns what was saved (None when DATARIM_DISABLE_SESSION_HANDOFF=1).
+    Returns what was saved; the environment changes nothing here
+    (DATARIM_DISABLE_SESSION_HANDOFF is the command's switch).
     active_tasks_file or body_file "-" is the standard input. Raises
-    RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any of
-    them nothing already on disk has changed."""
-    if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
-        return None
-    timeout = seconds_env("DR_SESSION_LOCK_TIMEOUT", 60)
+    RefusedError (exit 1), UsageError (2) or LockBusyError (3, the lock held
+    for lock_timeout seconds); on any of them nothing already on disk has
+    changed."""
+    timeout = lock_timeout
     check_descriptors()
     tasks_path, body_path = os.fspath(active_tasks_file), os.fspath(body_file)
     one_stdin(("--active-tasks-file", tasks_path), ("--body-file", body_path))
@@ -487,8 +489,8 @@ def session_write_command(argv: Sequence[str], console: Console) -> int:
         body_file=flags["body_file"],
         captured_at=flags.get("captured_at") or None,
         git_state_of=flags["git_state"].split("\n") if "git_state" in flags else (),
+        lock_timeout=seconds_env("DR_SESSION_LOCK_TIMEOUT", 60),
     )
-    if saved is not None:
-        tell_written(console, PROGRAM, saved.new_knowledge_base, saved.redactions)
-        console.write(saved.resume_block)
+    tell_written(console, PROGRAM, saved.new_knowledge_base, saved.redactions)
+    console.write(saved.resume_block)
     return 0

@@ -26,8 +26,11 @@ from .snapshot_validator import read_artifact
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Union
 
     from .console import Console
+
+    PathLike = Union[str, "os.PathLike[str]"]
 
 SUFFIX = ".session.md"
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
@@ -230,7 +233,7 @@ def latest_session(directory: str) -> str | None:
 
 
 def replay_session(
-    session: str | None = None, latest: bool = False, root: str | None = None
+    session: str | None = None, latest: bool = False, root: PathLike | None = None
 ) -> bytes:
     """The resume's output: banners, a blank line, then the replay prompt (no
     banners: the prompt alone). Raises UsageError (code 3), MissingError (1) or
@@ -241,7 +244,7 @@ def replay_session(
         raise UsageError("want --session <SESSION-ID> or --latest", code=3)
     if session and not session_id_ok(session):
         raise UsageError(bad_session(session), code=3)
-    root = reader_root(root)
+    root = reader_root(None if root is None else os.fspath(root))
     directory = os.path.join(root, "datarim", "sessions")
     if os.path.islink(directory):
         raise MalformedError("datarim/sessions is a symlink")

@@ -98,20 +98,19 @@ def emit_stage_snapshot(
     captured_by: str = "agent",
     captured_at: str | None = None,
     dry_run: bool = False,
-    lock_timeout: int | None = None,
-) -> Emission | None:
+    lock_timeout: int = 60,
+    *,
+    redact: bool = True,
+) -> Emission:
     """Writes <root>/datarim/snapshots/<task>.snapshot.md from the answer's CTA block
     (task None: the task the block's header names; the Stop hook's case).
 
-    Returns what was written (None when DATARIM_DISABLE_SNAPSHOT=1); with
-    dry_run, checks everything the write would and touches nothing. Raises
-    RefusedError (1), UsageError (2) or LockBusyError (3). lock_timeout (seconds)
-    overrides DR_SNAPSHOT_LOCK_TIMEOUT.
+    Returns what was written; with dry_run, checks everything the write would
+    and touches nothing (the Emission's path is None). Secrets are saved as
+    [REDACTED] unless redact is False; the environment changes nothing here.
+    Raises InvalidTaskIdError or RefusedError (1), UsageError (2) or
+    LockBusyError (3, the lock held for lock_timeout seconds).
     """
-    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
-        return None
-    if lock_timeout is None:
-        lock_timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
     timeout = lock_timeout
     check_descriptors()
     if task is not None:
@@ -140,7 +139,7 @@ def emit_stage_snapshot(
         body,
         extra=git_anchor.frontmatter(git_anchor.probe(os.fspath(root))),
         body_flag="--response-file",
-        redact=redaction_enabled(),
+        redact=redact,
     )
     content = rendered.data
     start = content.index(b"\nrecommended_next: ") + 1
@@ -154,10 +153,10 @@ def emit_stage_snapshot(
         new_kb = new_knowledge_base(os.fspath(root))
         path = publish_snapshot(root, task, content, timeout)
     saved = block.options
-    if redaction_enabled():  # the options as the snapshot holds them
-        from .redaction import redact
+    if redact:  # the options as the snapshot holds them
+        from .redaction import redact as redact_secrets
 
-        saved = [redact(option.encode())[0].decode() for option in saved]
+        saved = [redact_secrets(option.encode())[0].decode() for option in saved]
     return Emission(task, block.recommended_next, saved, preview, path, rendered.redactions, new_kb)
 
 
@@ -191,10 +190,11 @@ def emit_command(argv: Sequence[str], console: Console) -> int:
         captured_by=flags.get("captured_by", "agent"),
         captured_at=flags.get("captured_at") or None,
         dry_run=as_json or "dry_run" in flags,
+        lock_timeout=seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60),
+        redact=redaction_enabled(),
     )
-    if emission is not None and emission.path is None:
+    if emission.path is None:
         console.write(emission.json() if as_json else emission.preview)
         return 0
-    if emission is not None:
-        tell_written(console, PROGRAM, emission.new_knowledge_base, emission.redactions)
+    tell_written(console, PROGRAM, emission.new_knowledge_base, emission.redactions)
     return 0

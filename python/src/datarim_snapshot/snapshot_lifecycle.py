@@ -14,7 +14,7 @@ from .lock import held_lock
 from .roots import reader_root, writer_root
 from .rules import is_timestamp, shown_text, task_id_ok
 from .snapshot_resume import pick_task
-from .snapshot_validator import check_snapshot_file, read_snapshot, snapshot_relpath
+from .snapshot_validator import checked_file, read_snapshot, snapshot_relpath
 from .snapshot_writer import now_utc
 
 TYPE_CHECKING = False
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from .console import Console
-    from .snapshot_validator import StageSnapshot
+    from .snapshot_validator import SnapshotFields
 
 SHOW = "snapshot-show"
 LIST = "snapshot-list"
@@ -36,7 +36,7 @@ def _task(flags: dict[str, str]) -> str:
     return pick_task("", flags["task"])
 
 
-def show_json(task: str, snapshot: StageSnapshot) -> bytes:
+def show_json(task: str, snapshot: SnapshotFields) -> bytes:
     return jsonout.dumps(
         {
             "task": task,
@@ -87,12 +87,12 @@ def age_text(seconds: int) -> str:
     return f"{seconds // 86400}d"
 
 
-def list_rows(root: str) -> list[tuple[str, StageSnapshot | None, str]]:
+def list_rows(root: str) -> list[tuple[str, SnapshotFields | None, str]]:
     """(task, snapshot or None, why not valid) for each snapshot file, by name."""
     directory = os.path.join(root, "datarim", "snapshots")
     if not os.path.isdir(directory):
         return []
-    rows: list[tuple[str, StageSnapshot | None, str]] = []
+    rows: list[tuple[str, SnapshotFields | None, str]] = []
     for name in sorted(os.listdir(directory), key=os.fsencode):
         if not name.endswith(".snapshot.md"):
             continue
@@ -100,14 +100,14 @@ def list_rows(root: str) -> list[tuple[str, StageSnapshot | None, str]]:
         if name.startswith(".") or not task_id_ok(task):
             continue
         try:
-            rows.append((task, check_snapshot_file(os.path.join(directory, name), task), ""))
+            rows.append((task, checked_file(os.path.join(directory, name), task), ""))
         except DatarimError as exc:
             rows.append((task, None, exc.message.replace("\t", "?")))
     return rows
 
 
 def list_output(
-    rows: Sequence[tuple[str, StageSnapshot | None, str]], now: int, as_json: bool
+    rows: Sequence[tuple[str, SnapshotFields | None, str]], now: int, as_json: bool
 ) -> bytes:
     if as_json:
         items = []

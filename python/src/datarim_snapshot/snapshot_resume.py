@@ -12,7 +12,13 @@ from __future__ import annotations
 import os
 
 from . import git_drift, jsonout
-from .errors import DatarimError, MalformedError, UsageError
+from .errors import (
+    DatarimError,
+    InvalidTaskIdError,
+    MalformedError,
+    UsageError,
+    arguments_named,
+)
 from .flags import parse_flags
 from .inputs import read_prefix
 from .records import Record
@@ -25,9 +31,12 @@ from .task_list import active_entries, task_listed
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Union
 
     from .console import Console
-    from .snapshot_validator import StageSnapshot
+    from .snapshot_validator import SnapshotFields
+
+    PathLike = Union[str, "os.PathLike[str]"]
 
 REPLAY = "render-replay-prompt"
 RESUME = "resume-task"
@@ -70,7 +79,7 @@ def pick_task(root: str, task_flag: str | None) -> str:
     """The task named by --task, else the one active task; UsageError (3) otherwise."""
     if task_flag:
         if not task_id_ok(task_flag):
-            raise UsageError(bad_task(task_flag), code=3)
+            raise InvalidTaskIdError(bad_task(task_flag), code=3)
         return task_flag
     active = active_tasks(root)
     if len(active) == 1:
@@ -169,7 +178,7 @@ def legacy_text(task: str, documents: Sequence[LegacyDocument]) -> str:
 
 def snapshot_json(
     task: str,
-    snapshot: StageSnapshot,
+    snapshot: SnapshotFields,
     cta: bytes,
     text: bytes,
     drift: git_drift.Drift | None = None,
@@ -246,7 +255,7 @@ def resume_output(
     task that exists nowhere included: resume-task says so, spec §4)."""
     invalid = False
     try:
-        snapshot: StageSnapshot | None = read_snapshot(root, task)
+        snapshot: SnapshotFields | None = read_snapshot(root, task)
     except MalformedError:
         snapshot, invalid = None, True
     except DatarimError:
@@ -271,7 +280,7 @@ def snapshot_output(
     fmt: str,
     root: str,
     task: str,
-    snapshot: StageSnapshot,
+    snapshot: SnapshotFields,
     cta: bytes,
     budget: int = 0,
     notices: bool = False,
@@ -312,7 +321,7 @@ def record_line(root: str, name: str) -> bytes | None:
         return None
 
 
-def missed_notice(root: str, task: str, snapshot: StageSnapshot) -> bytes:
+def missed_notice(root: str, task: str, snapshot: SnapshotFields) -> bytes:
     """The note that a stage turn after the snapshot left none (the Stop hook's
     datarim/snapshots/.missed.<ID>, "<command> <time>", a time later than the
     snapshot's), else b""."""
@@ -332,13 +341,29 @@ def hook_text(text: str, budget: int) -> bytes | None:
     return None if cut is None else hook_output(cut)
 
 
-def replay_prompt(task: str, root: str | None = None, option: str | None = None) -> bytes:
-    """The replay prompt of the task's valid snapshot (render-replay-prompt's output).
+def replay_prompt(task: str, root: PathLike | None = None, option: str | None = None) -> str:
+    """The replay prompt of the task's valid snapshot in root (default:
+    find_root()), as `datarim-snapshot replay` prints it: the recommended next
+    command, or the one of its options that option names (its
+    command or its first word), then the snapshot's body.
 
-    Raises UsageError (3) for a bad task ID or an option that names no option,
-    MissingError (1) or MalformedError (2) when the caller must fall back."""
+    Raises InvalidTaskIdError for a bad task ID, UsageError when option names
+    no option, MissingError (no snapshot) or MalformedError (an invalid one)
+    when the caller must fall back to the task's documents.
+
+    >>> replay_prompt("TUNE-0032", workspace).splitlines()[0]
+    '/dr-do TUNE-0032'
+    """
+    with arguments_named():
+        return replayed(task, None if root is None else os.fspath(root), option).decode(
+            "utf-8", "surrogateescape"
+        )
+
+
+def replayed(task: str, root: str | None, option: str | None) -> bytes:
+    """replay_prompt's bytes, with the command line's messages."""
     if not task_id_ok(task):
-        raise UsageError(bad_task(task), code=3)
+        raise InvalidTaskIdError(bad_task(task), code=3)
     root = reader_root(root)
     snapshot = read_snapshot(root, task)
     if option is None:

@@ -9,10 +9,16 @@ import os
 import stat
 
 from . import git_anchor
-from .errors import MalformedError, MissingError, RefusedError, UsageError
+from .errors import (
+    InvalidTaskIdError,
+    MalformedError,
+    MissingError,
+    RefusedError,
+    arguments_named,
+)
 from .frontmatter import Fields, key_of, open_frontmatter, text
 from .inputs import read_prefix
-from .records import Record
+from .records import FrozenRecord, Record
 from .rules import (
     CAP,
     MARKER,
@@ -33,8 +39,11 @@ from .rules import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Union
 
     from .console import Console
+
+    PathLike = Union[str, "os.PathLike[str]"]
 
 FIELDS = [
     "task_id",
@@ -51,8 +60,9 @@ FIELDS = [
 ]
 
 
-class StageSnapshot(Record):
-    """What the validator checked, handed back so a reader never parses the frontmatter again."""
+class SnapshotFields(Record):
+    """What the validator checked, as the file's bytes, handed back so a reader
+    never parses the frontmatter again (StageSnapshot is the API's str form)."""
 
     __slots__ = (
         "task_id",
@@ -122,9 +132,9 @@ def _check_git_field(key: str, value: bytes) -> bytes:
     return value
 
 
-def check_snapshot_bytes(
+def checked_fields(
     data: bytes, task: str, extra_keys: tuple[str, ...] = ()
-) -> StageSnapshot:
+) -> SnapshotFields:
     """Raises MalformedError naming the first broken rule; data is at most CAP+1 bytes.
     Returns the validated fields."""
     size = len(data)
@@ -224,7 +234,7 @@ def check_snapshot_bytes(
         raise MalformedError(
             "truncated is true but the body does not end with the truncation marker"
         )
-    return StageSnapshot(
+    return SnapshotFields(
         task_id=task,
         stage=stage,
         command=command,
@@ -240,12 +250,10 @@ def check_snapshot_bytes(
     )
 
 
-def check_snapshot_file(
-    path: str, task: str, extra_keys: tuple[str, ...] = ()
-) -> StageSnapshot:
+def checked_file(path: str, task: str, extra_keys: tuple[str, ...] = ()) -> SnapshotFields:
     """Raises MissingError (1) or MalformedError (2); returns the fields when the file
     may be trusted."""
-    return check_snapshot_bytes(read_artifact(path, CAP + 1), task, extra_keys)
+    return checked_fields(read_artifact(path, CAP + 1), task, extra_keys)
 
 
 def read_artifact(path: str, limit: int) -> bytes:
@@ -269,35 +277,119 @@ def read_artifact(path: str, limit: int) -> bytes:
         raise MalformedError("cannot be read") from None
 
 
-def find_root(start: str | None = None) -> str:
-    """The root a reader works in without --root (spec §8; see roots.discover_root)."""
+def find_root(start: PathLike | None = None) -> str:
+    """The workspace a reader works in when given no root: the nearest folder
+    at or above ``start`` (default: the current one) holding datarim/ (spec §8;
+    roots.discover_root says how a choice is made)."""
     from .roots import discover_root
 
-    return discover_root(start).path
+    return discover_root(None if start is None else os.fspath(start)).path
 
 
 def snapshot_relpath(task: str) -> str:
     return f"datarim/snapshots/{task}.snapshot.md"
 
 
-def validate_stage_snapshot(task: str, root: str | None = None) -> str:
-    """Validates the task's snapshot; returns its path. Raises UsageError (code 3),
-    MissingError (1) or MalformedError (2) with the message the shell prints."""
+class StageSnapshot(FrozenRecord):
+    """A valid stage snapshot (spec §2), every field as text.
+
+    ``options`` holds the items with their YAML quoting undone, ``body`` the
+    text after the frontmatter, ``git`` the optional git_* anchor fields
+    (git_head, git_branch, ...) in file order."""
+
+    __slots__ = (
+        "task_id", "stage", "command", "captured_at", "captured_by", "recommended_next",
+        "options", "size_bytes", "truncated", "body", "git",
+    )  # fmt: skip
+    task_id: str
+    stage: str
+    command: str
+    captured_at: str
+    captured_by: str
+    recommended_next: str
+    options: tuple[str, ...]
+    size_bytes: int
+    truncated: bool
+    body: str
+    git: dict[str, str]
+
+    def __init__(self, fields: SnapshotFields) -> None:
+        self._init(
+            task_id=fields.task_id,
+            stage=_text(fields.stage),
+            command=_text(fields.command),
+            captured_at=_text(fields.captured_at),
+            captured_by=_text(fields.captured_by),
+            recommended_next=_text(fields.recommended_next),
+            options=tuple(_text(option) for option in fields.options),
+            size_bytes=fields.size_bytes,
+            truncated=fields.truncated,
+            body=_text(fields.body),
+            git={key: _text(value) for key, value in fields.extra.items()},
+        )
+
+
+def _text(value: bytes) -> str:
+    # The validator let only UTF-8 through; a byte it did not would survive as
+    # a surrogate rather than fail a reader.
+    return value.decode("utf-8", "surrogateescape")
+
+
+def check_snapshot_bytes(data: str | bytes, task: str) -> StageSnapshot:
+    """The snapshot file's content (text or bytes) checked against spec §3 for
+    task; returns its fields. Raises MalformedError naming the first broken rule.
+
+    >>> check_snapshot_bytes("not a snapshot", "TUNE-0032")
+    Traceback (most recent call last):
+    ...
+    datarim_snapshot.errors.MalformedError: does not start with --- frontmatter
+    """
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    return StageSnapshot(checked_fields(raw[: CAP + 1], task))
+
+
+def check_snapshot_file(path: PathLike, task: str) -> StageSnapshot:
+    """check_snapshot_bytes of a file; MissingError when there is none, a
+    MalformedError also for a symlink or a file that cannot be read."""
+    return StageSnapshot(checked_file(os.fspath(path), task))
+
+
+def validate_stage_snapshot(task: str, root: PathLike | None = None) -> str:
+    """Validates the task's snapshot in root (default: find_root()) and returns
+    its path. Raises InvalidTaskIdError for a bad task ID, MissingError when
+    there is no snapshot, MalformedError naming the file and the broken rule.
+
+    >>> validate_stage_snapshot("TUNE-0032", workspace).endswith("TUNE-0032.snapshot.md")
+    True
+    """
     path, _ = read_stage_snapshot(task, root)
     return path
 
 
-def read_stage_snapshot(task: str, root: str | None = None) -> tuple[str, StageSnapshot]:
-    """validate_stage_snapshot, also handing back the validated fields: (path, snapshot)."""
+def read_stage_snapshot(task: str, root: PathLike | None = None) -> tuple[str, StageSnapshot]:
+    """validate_stage_snapshot, also handing back the fields: (path, snapshot).
+
+    >>> path, snapshot = read_stage_snapshot("TUNE-0032", workspace)
+    >>> snapshot.stage, snapshot.recommended_next, snapshot.body
+    ('plan', '/dr-do', 'Plan ready: three steps.\\n')
+    """
+    with arguments_named():
+        path, fields = located_snapshot(task, None if root is None else os.fspath(root))
+    return path, StageSnapshot(fields)
+
+
+def located_snapshot(task: str, root: str | None) -> tuple[str, SnapshotFields]:
+    """The task's snapshot's path and fields, found as `check --task` finds
+    them; raises with the command line's messages."""
     if not task_id_ok(task):
-        raise UsageError(bad_task(task), code=3)
+        raise InvalidTaskIdError(bad_task(task), code=3)
     from .roots import reader_root
 
-    root = reader_root(root)
-    return os.path.join(root, snapshot_relpath(task)), read_snapshot(root, task)
+    resolved = reader_root(root)
+    return os.path.join(resolved, snapshot_relpath(task)), read_snapshot(resolved, task)
 
 
-def read_snapshot(root: str, task: str) -> StageSnapshot:
+def read_snapshot(root: str, task: str) -> SnapshotFields:
     """The task's validated snapshot under a resolved root: the one reader of the
     validator, the readers (show, archive, replay, resume) and doctor. Raises
     MissingError (1) or MalformedError (2) whose message names the file and the
@@ -307,7 +399,7 @@ def read_snapshot(root: str, task: str) -> StageSnapshot:
         raise MalformedError("datarim/snapshots is a symlink")
     rel = snapshot_relpath(task)
     try:
-        return check_snapshot_file(os.path.join(root, rel), task)
+        return checked_file(os.path.join(root, rel), task)
     except (MissingError, MalformedError) as exc:
         raise type(exc)(f"{rel} {exc.message}") from None
 
@@ -330,7 +422,7 @@ def check_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, output and exit codes as dev-tools/check-stage-snapshot-on-exit.sh."""
     from .flags import run_checker
 
-    return run_checker(argv, console, "--task", validate_stage_snapshot, self_test)
+    return run_checker(argv, console, "--task", located_snapshot, self_test)
 
 
 def self_test(console: Console) -> int:
@@ -338,23 +430,19 @@ def self_test(console: Console) -> int:
     from . import flags
 
     return flags.self_test(
-        console, CHECKER, _write_self_test, lambda path: check_snapshot_file(path, "SELF-0001")
+        console, CHECKER, _write_self_test, lambda path: checked_file(path, "SELF-0001")
     )
 
 
 def _write_self_test(scratch: str) -> str:
-    from .snapshot_writer import write_stage_snapshot
+    from .flags import seconds_env
+    from .snapshot_writer import redaction_enabled, write_stage_snapshot
 
-    with open(os.path.join(scratch, "body.md"), "wb") as handle:
-        handle.write(b"self-test body\n")
-    write_stage_snapshot(
-        scratch,
-        "SELF-0001",
-        "plan",
-        "/dr-plan",
-        "agent",
-        "/dr-do",
-        os.path.join(scratch, "body.md"),
-        captured_at="2026-01-01T00:00:00Z",
-    )
+    # As the shell's self-test writes: with the command line's switches.
+    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") != "1":
+        write_stage_snapshot(
+            scratch, "SELF-0001", "plan", "/dr-plan", "agent", "/dr-do",
+            body=b"self-test body\n", captured_at="2026-01-01T00:00:00Z",
+            redact=redaction_enabled(), lock_timeout=seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60),
+        )  # fmt: skip
     return os.path.join(scratch, "datarim", "snapshots", "SELF-0001.snapshot.md")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import time
 
-from . import git_anchor
-from .errors import RefusedError
+from . import git_anchor, journal
+from .errors import RefusedError, UsageError, arguments_named
 from .flags import check_descriptors, parse_flags, seconds_env
 from .inputs import one_stdin, read_input, require_readable
 from .lock import held_lock, unlink_quietly
@@ -247,22 +247,78 @@ def write_stage_snapshot(
     command: str,
     captured_by: str,
     recommended_next: str,
-    body_file: PathLike,
+    body_file: PathLike | None = None,
     options_file: PathLike | None = None,
     captured_at: str | None = None,
-) -> str | None:
-    """Writes <root>/datarim/snapshots/<task>.snapshot.md; returns its path (None when disabled).
+    *,
+    body: str | bytes | None = None,
+    options: str | bytes | Sequence[str] | None = None,
+    redact: bool = True,
+    lock_timeout: int = 60,
+) -> str:
+    """Writes <root>/datarim/snapshots/<task>.snapshot.md and returns its path.
 
-    Secrets in the body are saved as [REDACTED] (DATARIM_SNAPSHOT_REDACT=0:
-    kept). body_file or options_file "-" is the standard input. Raises
-    RefusedError (exit 1), UsageError (2) or LockBusyError (3); on any of
-    them nothing already on disk has changed.
+    The body is given as text or bytes (``body``) or as a file to read
+    (``body_file``; "-" is the standard input), never both; so are the
+    options, as text or bytes with one option a line, a list of options, or
+    ``options_file``. ``captured_at`` defaults to now (UTC). Secrets in the
+    body and the options are saved as [REDACTED] unless ``redact`` is False.
+    The environment changes nothing here (DATARIM_DISABLE_SNAPSHOT and the
+    other switches are the command line's).
+
+    Raises InvalidTaskIdError for a bad task ID, RefusedError for any other
+    bad argument or an I/O failure, UsageError for a bad combination of
+    arguments and LockBusyError when another writer held the lock for
+    ``lock_timeout`` seconds; messages name the argument (``body is not valid
+    UTF-8``). On any of them nothing already on disk has changed.
+
+    >>> path = write_stage_snapshot(
+    ...     workspace, "TUNE-0032", "plan", "/dr-plan", "agent", "/dr-do",
+    ...     body="Plan ready: three steps.\\n", captured_at="2026-06-01T10:00:00Z")
+    >>> path.endswith("datarim/snapshots/TUNE-0032.snapshot.md")
+    True
+    >>> write_stage_snapshot(workspace, "TUNE-0032", "later", "/dr-plan", "agent",
+    ...                      "/dr-do", body="x")
+    Traceback (most recent call last):
+    ...
+    datarim_snapshot.errors.RefusedError: invalid stage (want one of: ...)
     """
-    saved = save_stage_snapshot(
-        root, task, stage, command, captured_by, recommended_next, body_file,
-        options_file, captured_at,
-    )  # fmt: skip
-    return None if saved is None else saved.path
+    if (body is None) == (body_file is None):
+        raise UsageError("give exactly one of body and body_file")
+    if options is not None and options_file is not None:
+        raise UsageError("give at most one of options and options_file")
+    renames = {"--body-file": "body_file" if body is None else "body"}
+    renames["--options-file"] = "options_file" if options is None else "options"
+    with arguments_named(renames):
+        body_bytes = None if body is None else _argument_bytes(body, "--body-file")
+        options_bytes = None if options is None else _options_bytes(options)
+        saved = save_stage_snapshot(
+            root, task, stage, command, captured_by, recommended_next, body_file,
+            options_file, captured_at, redact=redact, lock_timeout=lock_timeout,
+            body=body_bytes, options=options_bytes,
+        )  # fmt: skip
+    return saved.path
+
+
+def _argument_bytes(value: str | bytes, flag: str) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        raise RefusedError(f"{flag} is not valid UTF-8") from None
+
+
+def _options_bytes(options: str | bytes | Sequence[str]) -> bytes:
+    """The options as the options file would hold them: one a line."""
+    if isinstance(options, (str, bytes)):
+        return _argument_bytes(options, "--options-file")
+    lines = []
+    for number, option in enumerate(options, 1):
+        if "\n" in option or "\r" in option:
+            raise RefusedError(f"--options-file item {number} holds a line break")
+        lines.append(_argument_bytes(option, "--options-file") + b"\n")
+    return b"".join(lines)
 
 
 def save_stage_snapshot(
@@ -272,46 +328,45 @@ def save_stage_snapshot(
     command: str,
     captured_by: str,
     recommended_next: str,
-    body_file: PathLike,
+    body_file: PathLike | None,
     options_file: PathLike | None = None,
     captured_at: str | None = None,
-) -> SnapshotSaved | None:
-    """write_stage_snapshot, returning all it did."""
-    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
-        return None
-    timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60)
+    *,
+    redact: bool,
+    lock_timeout: int,
+    body: bytes | None = None,
+    options: bytes | None = None,
+) -> SnapshotSaved:
+    """The write itself, with the command line's messages: the body and the
+    options are bytes or files (body or body_file, options or options_file)."""
     check_descriptors()
     options_path = os.fspath(options_file) if options_file is not None else ""
-    body_path = os.fspath(body_file)
+    body_path = os.fspath(body_file) if body_file is not None else ""
     one_stdin(("--body-file", body_path), ("--options-file", options_path))
     check_task_flag(task)
     stamp = captured_at or now_utc()
     if options_path:
         require_readable(options_path, "--options-file")
-    require_readable(body_path, "--body-file")
+    if body is None:
+        require_readable(body_path, "--body-file")
     try:
-        options = read_input(options_path, OPTIONS_READ_LIMIT) if options_path else None
-        body = read_input(body_path, BODY_READ_LIMIT)
+        if options_path:
+            options = read_input(options_path, OPTIONS_READ_LIMIT)
+        if body is None:
+            body = read_input(body_path, BODY_READ_LIMIT)
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
     extra = git_anchor.frontmatter(git_anchor.probe(os.fspath(root)))
     rendered = rendered_snapshot(
         task, stage, command, captured_by, recommended_next, stamp, options, body,
-        extra=extra, redact=redaction_enabled(),
+        extra=extra, redact=redact,
     )  # fmt: skip
     new_kb = new_knowledge_base(os.fspath(root))
-    path = publish_snapshot(root, task, rendered.data, timeout)
-    harness = journal_directory(task)
+    path = publish_snapshot(root, task, rendered.data, lock_timeout)
+    harness = journal.journal_directory(task)
     if os.path.isdir(harness):  # only a test harness makes one
-        from . import journal
-
-        journal.append(harness, task, stage, stamp, body_path, rendered.data)
+        journal.append(harness, task, stage, stamp, body_path or body, rendered.data)
     return SnapshotSaved(path, rendered.redactions, new_kb)
-
-
-def journal_directory(task: str) -> str:
-    """Where the reference's test harness keeps a task's journal (see journal.py)."""
-    return os.path.join(os.environ.get("DATARIM_HARNESS_DIR") or "/tmp", f"datarim-test-{task}")
 
 
 def redaction_enabled() -> bool:
@@ -357,7 +412,8 @@ def write_command(argv: Sequence[str], console: Console) -> int:
         body_file=flags["body_file"],
         options_file=flags.get("options_file") or None,
         captured_at=flags.get("captured_at") or None,
+        redact=redaction_enabled(),
+        lock_timeout=seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60),
     )
-    if saved is not None:
-        tell_written(console, WRITER, saved.new_knowledge_base, saved.redactions)
+    tell_written(console, WRITER, saved.new_knowledge_base, saved.redactions)
     return 0

@@ -364,6 +364,7 @@ def _emit(
         _missed(state, root, record, what, stamp, "no snapshot: its answer has no CTA block")
         return
     from .snapshot_emit import emit_stage_snapshot
+    from .snapshot_writer import redaction_enabled
 
     try:
         emit_stage_snapshot(
@@ -375,6 +376,7 @@ def _emit(
             captured_by="agent",
             captured_at=stamp,
             lock_timeout=timeout,
+            redact=redaction_enabled(),
         )
         _put(root, record, "last-task", record.task)
     except DatarimError as exc:
