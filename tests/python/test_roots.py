@@ -260,7 +260,7 @@ def test_another_owners_datarim_in_the_working_directory_is_never_read_or_writte
         assert done.stderr.count(b"\n") == 1, name
         assert b"belongs to another user" in done.stderr, name
     base = {"session_id": "s-1", "transcript_path": "/nowhere.jsonl", "cwd": str(theirs)}
-    payloads = [
+    payloads: list[dict[str, object]] = [
         {**base, "hook_event_name": "UserPromptSubmit", "prompt": "/dr-plan EVIL-0001"},
         {
             **base,

@@ -101,6 +101,9 @@ def workspace() -> Iterator[Path]:
         path.chmod(0o755)
     for path in (root / "datarim" / "snapshots").iterdir():
         path.chmod(0o644)
+    if AS_ROOT:
+        # Discovery adopts only a datarim/ of the user it runs as (spec §8).
+        os.chown(root / "datarim", NOBODY, NOBODY)
     try:
         yield root
     finally:
