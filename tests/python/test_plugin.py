@@ -1,8 +1,10 @@
-"""The repository as a Claude Code marketplace and plugin (spec §9, docs/agent-runtimes.md).
+"""The repository as a Claude Code marketplace and plugin, and as a Gemini CLI
+extension (spec §9, docs/agent-runtimes.md).
 
 What `claude plugin validate` checks runs in the end-to-end suite with the real
-CLI; here, without it: the two manifests, and that the plugin's hooks are the
-ones install-hooks installs, run scripts that exist, and need no Python.
+CLI; here, without it: the manifests, that the plugin's hooks are the ones
+install-hooks installs, run scripts that exist, and need no Python, and that
+the plugin and extension folders hold nothing but links to the hooks' scripts.
 """
 
 from __future__ import annotations
@@ -16,17 +18,26 @@ from pathlib import Path
 from datarim_snapshot.install_hooks import splice
 
 REPO = Path(__file__).resolve().parents[2]
-MANIFESTS = REPO / ".claude-plugin"
+MARKETPLACE = REPO / ".claude-plugin"
+PLUGIN = REPO / "plugins" / "claude"
+EXTENSION = REPO / "plugins" / "gemini"
 COMMAND = re.compile(r'"\$\{CLAUDE_PLUGIN_ROOT\}"/dev-tools/([a-z-]+\.sh)')
+GEMINI_COMMAND = re.compile(r'"\$\{extensionPath\}"/dev-tools/([a-z-]+\.sh)')
 
 
-def _json(name: str) -> dict[str, object]:
-    data = json.loads((MANIFESTS / name).read_text(encoding="utf-8"))
+def _load(path: Path) -> dict[str, object]:
+    data = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(data, dict)
     return data
 
 
-def test_the_marketplace_lists_the_plugin_at_the_repository_root() -> None:
+def _json(name: str) -> dict[str, object]:
+    if name == "marketplace.json":
+        return _load(MARKETPLACE / name)
+    return _load(PLUGIN / ".claude-plugin" / name)
+
+
+def test_the_marketplace_lists_the_plugin_in_its_folder() -> None:
     market, plugin = _json("marketplace.json"), _json("plugin.json")
     assert isinstance(market["name"], str) and market["name"]
     owner = market["owner"]
@@ -34,13 +45,16 @@ def test_the_marketplace_lists_the_plugin_at_the_repository_root() -> None:
     entries = market["plugins"]
     assert isinstance(entries, list) and len(entries) == 1
     assert entries[0]["name"] == plugin["name"]
-    assert entries[0]["source"] == "./"
+    # Only what the hooks run is copied into the operator's plugin cache, not
+    # the repository (its tests alone are thousands of files).
+    assert entries[0]["source"] == "./plugins/claude"
 
 
 def test_the_plugin_version_is_the_packages() -> None:
     pyproject = (REPO / "python" / "pyproject.toml").read_text()
     version = re.search(r'^version = "([^"]+)"', pyproject, re.M)
     assert version and _json("plugin.json")["version"] == version.group(1)
+    assert _load(EXTENSION / "gemini-extension.json")["version"] == version.group(1)
 
 
 def test_the_plugin_hooks_are_what_install_hooks_installs() -> None:
@@ -63,11 +77,11 @@ def test_every_hook_command_runs_a_script_of_this_checkout_without_python() -> N
             for handler in group["hooks"]:
                 found = COMMAND.fullmatch(handler["command"])
                 assert found, handler["command"]
-                script = REPO / "dev-tools" / found.group(1)
+                script = PLUGIN / "dev-tools" / found.group(1)
                 assert script.is_file() and os.access(script, os.X_OK)
                 assert b"python" not in script.read_bytes().lower()
                 # As Claude Code runs it: through a shell, the root in the environment.
-                env = {"PATH": "/usr/bin:/bin", "CLAUDE_PLUGIN_ROOT": str(REPO)}
+                env = {"PATH": "/usr/bin:/bin", "CLAUDE_PLUGIN_ROOT": str(PLUGIN)}
                 run = subprocess.run(
                     ["sh", "-c", handler["command"] + " --help"],
                     env=env,
@@ -76,3 +90,50 @@ def test_every_hook_command_runs_a_script_of_this_checkout_without_python() -> N
                     timeout=60,
                 )
                 assert run.returncode == 0 and run.stdout.startswith(b"Usage: "), run
+
+
+def test_the_plugin_and_extension_folders_link_to_the_scripts_they_run() -> None:
+    """No copy to drift: dev-tools and scripts are links to the repository's own
+    (Claude Code copies what they point to into its cache; Gemini CLI keeps them
+    as links to the folder it installed from)."""
+    for folder in (PLUGIN, EXTENSION):
+        for name in ("dev-tools", "scripts"):
+            link = folder / name
+            assert link.is_symlink() and os.readlink(link) == f"../../{name}", link
+        listed = subprocess.run(
+            ["git", "ls-files", "--", str(folder)], cwd=REPO, capture_output=True, text=True,
+            check=True, timeout=60,
+        ).stdout.split()
+        manifests = {".claude-plugin/plugin.json"} if folder == PLUGIN else {
+            "gemini-extension.json", "hooks/hooks.json"
+        }
+        rel = {str(Path(name).relative_to(folder.relative_to(REPO))) for name in listed}
+        assert rel == manifests | {"dev-tools", "scripts"}, rel
+
+
+def test_the_gemini_extension_wires_the_three_hooks() -> None:
+    """SessionStart (exact matchers: Gemini matches none of "clear|resume"),
+    BeforeAgent the prompt hook, AfterAgent the Stop hook; timeouts in ms."""
+    manifest = _load(EXTENSION / "gemini-extension.json")
+    assert manifest["name"] == "datarim-snapshots"
+    hooks = _load(EXTENSION / "hooks" / "hooks.json")["hooks"]
+    assert isinstance(hooks, dict)
+    wired = {
+        (event, group.get("matcher"), handler["command"], handler["timeout"])
+        for event, groups in hooks.items() for group in groups for handler in group["hooks"]
+    }
+    root = '"${extensionPath}"/dev-tools/'
+    assert wired == {
+        ("SessionStart", "clear", root + "session-start-hook.sh", 10000),
+        ("SessionStart", "resume", root + "session-start-hook.sh", 10000),
+        ("BeforeAgent", None, root + "prompt-hook.sh", 10000),
+        ("AfterAgent", None, root + "stop-hook.sh", 30000),
+    }
+    for _, _, command, _ in wired:
+        found = GEMINI_COMMAND.fullmatch(command)
+        assert found and (EXTENSION / "dev-tools" / found.group(1)).is_file()
+        run = subprocess.run(
+            ["sh", "-c", command.replace("${extensionPath}", str(EXTENSION)) + " --help"],
+            env={"PATH": "/usr/bin:/bin"}, capture_output=True, check=False, timeout=60,
+        )
+        assert run.returncode == 0 and run.stdout.startswith(b"Usage: "), run
