@@ -60,7 +60,7 @@ def test_plugin_hooks_capture_and_resume(sandbox: Sandbox) -> None:
         assert (root / "scripts" / "lib" / "stop-hook.sh").is_file()
         # The plugin's folder, not the repository: no tests, no .venv, no .e2e.
         assert sorted(p.name for p in root.iterdir()) == [".claude-plugin", "dev-tools", "scripts"]
-        assert not any(p.is_symlink() for p in root.rglob("*"))  # copies, not links
+        assert not any(p.is_symlink() for p in root.rglob("*"))
 
     stage_turn(sandbox, claude)
     assert_stage_snapshot(sandbox, claude)

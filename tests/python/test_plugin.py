@@ -92,23 +92,30 @@ def test_every_hook_command_runs_a_script_of_this_checkout_without_python() -> N
                 assert run.returncode == 0 and run.stdout.startswith(b"Usage: "), run
 
 
-def test_the_plugin_and_extension_folders_link_to_the_scripts_they_run() -> None:
-    """No copy to drift: dev-tools and scripts are links to the repository's own
-    (Claude Code copies what they point to into its cache; Gemini CLI keeps them
-    as links to the folder it installed from)."""
-    for folder in (PLUGIN, EXTENSION):
-        for name in ("dev-tools", "scripts"):
-            link = folder / name
-            assert link.is_symlink() and os.readlink(link) == f"../../{name}", link
-        listed = subprocess.run(
-            ["git", "ls-files", "--", str(folder)], cwd=REPO, capture_output=True, text=True,
-            check=True, timeout=60,
-        ).stdout.split()
-        manifests = {".claude-plugin/plugin.json"} if folder == PLUGIN else {
-            "gemini-extension.json", "hooks/hooks.json"
-        }
-        rel = {str(Path(name).relative_to(folder.relative_to(REPO))) for name in listed}
-        assert rel == manifests | {"dev-tools", "scripts"}, rel
+HOOK_SCRIPTS = {f"dev-tools/{h}.sh" for h in ("session-start-hook", "prompt-hook", "stop-hook")}
+
+
+def _files(root: Path, under: str) -> set[str]:
+    return {str(p.relative_to(root)) for p in (root / under).rglob("*") if not p.is_dir()}
+
+
+def test_the_plugin_and_extension_folders_hold_exact_copies_of_what_the_hooks_run() -> None:
+    """plugins/claude and plugins/gemini carry the three hook scripts and all of
+    scripts/lib (what they load), copied by `make plugins`: byte for byte and
+    mode for mode the repository's, and nothing else beside the manifests.
+    (Copies: Qwen Code drops links when it installs the plugin.)"""
+    wanted = HOOK_SCRIPTS | _files(REPO, "scripts/lib")
+    for folder, manifests in (
+        (PLUGIN, {str(Path(".claude-plugin", "plugin.json"))}),
+        (EXTENSION, {"gemini-extension.json", "hooks/hooks.json"}),
+    ):
+        held = {str(p.relative_to(folder)) for p in folder.rglob("*") if not p.is_dir()}
+        assert held == wanted | manifests, f"{folder}: run make plugins"
+        for name in wanted:
+            copy, source = folder / name, REPO / name
+            assert not copy.is_symlink(), copy
+            assert copy.read_bytes() == source.read_bytes(), f"{copy} differs: run make plugins"
+            assert os.access(copy, os.X_OK) == os.access(source, os.X_OK), copy
 
 
 def test_the_gemini_extension_wires_the_three_hooks() -> None:
