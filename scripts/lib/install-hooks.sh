@@ -1,12 +1,13 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/install_hooks.py
 # install-hooks (spec §9): this project's SessionStart, UserPromptSubmit and
-# Stop hooks into a Claude Code settings.json or a Codex hooks.json.
+# Stop hooks into a Claude Code, Gemini CLI or Qwen Code settings.json or a
+# Codex hooks.json (Gemini: SessionStart, BeforeAgent and AfterAgent).
 #
-#   install_hooks_main --runtime claude|codex [--file <path>] [--hook-command <template>]
+#   install_hooks_main --runtime claude|codex|gemini|qwen [--file <path>] [--hook-command <template>]
 #
-# --file defaults to ~/.claude/settings.json (claude) or
-# ${CODEX_HOME:-~/.codex}/hooks.json (codex). The hook commands are the
+# --file defaults to ~/.claude/settings.json (claude), ~/.gemini/settings.json
+# (gemini), ~/.qwen/settings.json (qwen) or ${CODEX_HOME:-~/.codex}/hooks.json (codex). The hook commands are the
 # template with {hook} replaced by session-start-hook, prompt-hook and
 # stop-hook; by default this suite's own dev-tools/{hook}.sh (the Python
 # port's default is its datarim-snapshot {hook}). The file is merged by
@@ -82,8 +83,8 @@ install_hooks_main_body() {
   local opt_runtime='' opt_file='' opt_hook_command=''
   dr_reader_flags "$prog" 2 finished "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
-  case $opt_runtime in claude | codex) ;; *)
-    dr_err "$prog" "--runtime must be claude or codex"
+  case $opt_runtime in claude | codex | gemini | qwen) ;; *)
+    dr_err "$prog" "--runtime must be claude, codex, gemini or qwen"
     return 2
     ;;
   esac
@@ -92,7 +93,7 @@ install_hooks_main_body() {
     if [ "$opt_runtime" = codex ] && case ${CODEX_HOME:-} in /*) true ;; *) false ;; esac; then
       file=$CODEX_HOME/hooks.json
     elif case ${HOME:-} in /*) true ;; *) false ;; esac; then
-      if [ "$opt_runtime" = codex ]; then file=$HOME/.codex/hooks.json; else file=$HOME/.claude/settings.json; fi
+      if [ "$opt_runtime" = codex ]; then file=$HOME/.codex/hooks.json; else file=$HOME/.$opt_runtime/settings.json; fi
     elif [ "$opt_runtime" = codex ]; then
       dr_err "$prog" "no --file given, and neither CODEX_HOME nor HOME is an absolute path"
       return 2
@@ -112,7 +113,7 @@ install_hooks_main_body() {
     dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
     return 2
   fi
-  install_hooks_merge "$prog" "$file" "$template" || return $?
+  install_hooks_merge "$prog" "$file" "$template" "$opt_runtime" || return $?
   if [ -n "$added" ]; then
     case $file in */*) dir=${file%/*} ;; *) dir=. ;; esac
     if [ ! -d "$dir" ] && ! LC_ALL=C mkdir -p -- "$dir" 2>/dev/null; then
@@ -120,7 +121,7 @@ install_hooks_main_body() {
       return 1
     fi
     dr_lock_acquire "$prog" "$dir/.${file##*/}.lock" "$timeout" || return 1
-    install_hooks_locked "$prog" "$file" "$template" || status=$?
+    install_hooks_locked "$prog" "$file" "$template" "$opt_runtime" || status=$?
     dr_lock_release "$dir/.${file##*/}.lock"
     [ "$status" -eq 0 ] || return "$status"
   fi
@@ -132,12 +133,12 @@ install_hooks_main_body() {
   printf '%s: added %s to %s\n' "$prog" "$list" "$file"
 }
 
-# install_hooks_locked <program> <file> <template>: under the lock, the file
+# install_hooks_locked <program> <file> <template> <runtime>: under the lock, the file
 # as it is now merged again (another installer may have changed it since the
 # first read) and, when something is missing, replaced. Sets added (empty:
 # nothing to add, nothing written) as install_hooks_merge does.
 install_hooks_locked() {
-  install_hooks_merge "$1" "$2" "$3" || return $?
+  install_hooks_merge "$1" "$2" "$3" "$4" || return $?
   [ -n "$added" ] || return 0
   install_hooks_replace "$2" "$content" "$new" || {
     dr_err "$1" "cannot replace --file; left unchanged"
@@ -145,13 +146,13 @@ install_hooks_locked() {
   }
 }
 
-# install_hooks_merge <program> <file> <template>: reads <file> (none: a new
-# one) and merges the hooks of <template> into it. Sets added (the events
+# install_hooks_merge <program> <file> <template> <runtime>: reads <file> (none:
+# a new one) and merges the hooks of <template> into it, with <runtime>'s events. Sets added (the events
 # added, blank-separated; empty when all were there), content (the merged
 # file) and new (1 when there is no file yet), which the caller declares
 # local; returns 0, or 1 or 2 after reporting why the file is refused.
 install_hooks_merge() {
-  local prog=$1 file=$2 template=$3 dir out status nl=$'\n'
+  local prog=$1 file=$2 template=$3 runtime=$4 dir out status nl=$'\n'
   new=1
   if [ -L "$file" ]; then
     dr_err "$prog" "--file is a symlink; pass the file it points to"
@@ -171,7 +172,7 @@ install_hooks_merge() {
   dr_lib_dir_into dir
   out=$(
     if [ "$new" = 1 ]; then :; else tr '\000\002' '\001\001' <"$file" 2>/dev/null; fi |
-      DR_SPLICE_NEW=$new DR_SPLICE_SESSION_START=${template//\{hook\}/session-start-hook} \
+      DR_SPLICE_NEW=$new DR_SPLICE_RUNTIME=$runtime DR_SPLICE_SESSION_START=${template//\{hook\}/session-start-hook} \
         DR_SPLICE_PROMPT=${template//\{hook\}/prompt-hook} DR_SPLICE_STOP=${template//\{hook\}/stop-hook} \
         LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/hooks-splice.awk" -f "$dir/hook-payload.awk" 2>/dev/null
     printf '.%s' "$?"

@@ -19,7 +19,7 @@ from e2ekit import REPO, STAGE_ANSWER, Sandbox, resume_text
 from gemini_qwen_kit import Gemini, the_cli_version
 from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
 
-IMPLS = ["bash"]  # python: install-hooks --runtime gemini (to come)
+IMPLS = ["bash", "python"]
 
 
 def gemini_with_hooks(sandbox: Sandbox, impl: str) -> Gemini:

@@ -1,6 +1,6 @@
 """Qwen Code 0.24.4 with this repository's hooks (docs/e2e.md, issue 22): the
 Claude Code plugin converted by `qwen extensions install <marketplace>:datarim-snapshots`
-(the bash hooks).
+(the bash hooks), and the Python port's `install-hooks --runtime qwen`.
 
 (a) a stage turn (the /dr-plan custom command: Qwen hands UserPromptSubmit the
     command's text in prompt, the typed command in submitted_prompt) writes
@@ -18,7 +18,7 @@ from e2ekit import REPO, STAGE_ANSWER, Sandbox, resume_text
 from gemini_qwen_kit import Qwen, the_cli_version
 from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
 
-IMPLS = ["bash"]
+IMPLS = ["bash", "python"]
 
 
 def qwen_with_hooks(sandbox: Sandbox, impl: str) -> Qwen:

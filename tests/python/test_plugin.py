@@ -15,7 +15,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from datarim_snapshot.install_hooks import splice
+from datarim_snapshot.install_hooks import GEMINI_EVENTS, splice
 
 REPO = Path(__file__).resolve().parents[2]
 MARKETPLACE = REPO / ".claude-plugin"
@@ -119,10 +119,17 @@ def test_the_plugin_and_extension_folders_hold_exact_copies_of_what_the_hooks_ru
 
 
 def test_the_gemini_extension_wires_the_three_hooks() -> None:
-    """SessionStart (exact matchers: Gemini matches none of "clear|resume"),
-    BeforeAgent the prompt hook, AfterAgent the Stop hook; timeouts in ms."""
+    """Exactly what `install-hooks --runtime gemini` installs for its template:
+    SessionStart without a matcher (Gemini's are exact strings; the hook passes
+    over startup), BeforeAgent the prompt hook, AfterAgent the Stop hook;
+    timeouts in ms."""
     manifest = _load(EXTENSION / "gemini-extension.json")
     assert manifest["name"] == "datarim-snapshots"
+    template = '"${extensionPath}"/dev-tools/{hook}.sh'
+    commands = [template.replace("{hook}", hook) for _, _, hook, _ in GEMINI_EVENTS]
+    added, merged = splice(None, commands, GEMINI_EVENTS)
+    assert added == ["SessionStart", "BeforeAgent", "AfterAgent"]
+    assert (EXTENSION / "hooks" / "hooks.json").read_bytes() == merged
     hooks = _load(EXTENSION / "hooks" / "hooks.json")["hooks"]
     assert isinstance(hooks, dict)
     wired = {
@@ -131,8 +138,7 @@ def test_the_gemini_extension_wires_the_three_hooks() -> None:
     }
     root = '"${extensionPath}"/dev-tools/'
     assert wired == {
-        ("SessionStart", "clear", root + "session-start-hook.sh", 10000),
-        ("SessionStart", "resume", root + "session-start-hook.sh", 10000),
+        ("SessionStart", None, root + "session-start-hook.sh", 10000),
         ("BeforeAgent", None, root + "prompt-hook.sh", 10000),
         ("AfterAgent", None, root + "stop-hook.sh", 30000),
     }

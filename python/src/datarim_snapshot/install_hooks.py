@@ -29,12 +29,21 @@ if TYPE_CHECKING:
 
 PROGRAM = "install-hooks"
 FILE_LIMIT = 1048576
-# (event, matcher, hook, timeout): what each event runs.
+# (event, matcher, hook, timeout): what each event runs (Claude Code, Codex and
+# Qwen Code: regex matchers, timeouts in seconds).
 EVENTS = (
     ("SessionStart", "clear|compact|resume|fork", "session-start-hook", 10),
     ("UserPromptSubmit", "", "prompt-hook", 10),
     ("Stop", "", "stop-hook", 30),
 )
+# Gemini CLI: its matchers are exact strings, so SessionStart has none (the hook
+# itself passes over startup); its timeouts are milliseconds.
+GEMINI_EVENTS = (
+    ("SessionStart", "", "session-start-hook", 10000),
+    ("BeforeAgent", "", "prompt-hook", 10000),
+    ("AfterAgent", "", "stop-hook", 30000),
+)
+RUNTIMES = ("claude", "codex", "gemini", "qwen")
 BAD_TEMPLATE = "--hook-command must hold {hook} and no control character"
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-")
 
@@ -116,7 +125,10 @@ def _load(data: bytes) -> str:
 class _Splice:
     """The splice of hooks-splice.awk over one file's text."""
 
-    def __init__(self, text: str, commands: list[str]) -> None:
+    def __init__(
+        self, text: str, commands: list[str], events: tuple[tuple[str, str, str, int], ...]
+    ) -> None:
+        self.events = events
         self.text = text
         self.commands = commands
         self.inline = False
@@ -158,18 +170,18 @@ class _Splice:
         items = [
             '"type": "command"',
             '"command": ' + _json_string(self.commands[e]),
-            f'"timeout": {EVENTS[e][3]}',
+            f'"timeout": {self.events[e][3]}',
         ]
         return self._wrap("{}", items, ind)
 
     def _group(self, e: int, ind: str) -> str:
-        items = [f'"matcher": {_json_string(EVENTS[e][1])}'] if EVENTS[e][1] else []
+        items = [f'"matcher": {_json_string(self.events[e][1])}'] if self.events[e][1] else []
         handler = self._handler(e, ind + self.step + self.step)
         items.append('"hooks": ' + self._wrap("[]", [handler], ind + self.step))
         return self._wrap("{}", items, ind)
 
     def _event_member(self, e: int, ind: str) -> str:
-        return f'"{EVENTS[e][0]}": ' + self._wrap("[]", [self._group(e, ind + self.step)], ind)
+        return f'"{self.events[e][0]}": ' + self._wrap("[]", [self._group(e, ind + self.step)], ind)
 
     def _hooks_member(self, wanted: list[int], ind: str) -> str:
         members = [self._event_member(e, ind + self.step) for e in wanted]
@@ -203,11 +215,11 @@ class _Splice:
         if hooks is None:
             pos, length, ind, before, _, after = self._place(self.root)
             self.inserts.append((pos, length, before + self._hooks_member([0, 1, 2], ind) + after))
-            return [event for event, _, _, _ in EVENTS]
+            return [event for event, _, _, _ in self.events]
         if hooks.kind != "object":
             raise RefusedError('--file: "hooks" is not an object; left unchanged')
         added, missing = set(), []
-        for e, (event, _, _, _) in enumerate(EVENTS):
+        for e, (event, _, _, _) in enumerate(self.events):
             node = hooks.member(event)
             if node is None:
                 missing.append(e)
@@ -224,7 +236,7 @@ class _Splice:
             members = between.join(self._event_member(e, ind) for e in missing)
             self.inserts.append((pos, length, before + members + after))
             added.update(missing)
-        return [EVENTS[e][0] for e in sorted(added)]
+        return [self.events[e][0] for e in sorted(added)]
 
     def _ours_present(self, e: int, node: _Node) -> bool:
         for _, group in node.members:
@@ -255,7 +267,11 @@ def _json_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def splice(data: bytes | None, commands: list[str]) -> tuple[list[str], bytes]:
+def splice(
+    data: bytes | None,
+    commands: list[str],
+    events: tuple[tuple[str, str, str, int], ...] = EVENTS,
+) -> tuple[list[str], bytes]:
     """(events added, the new file) for a file's bytes (None: no file yet).
     Raises UsageError for a command with a control character, RefusedError for
     a file that is not what the splice needs."""
@@ -269,7 +285,7 @@ def splice(data: bytes | None, commands: list[str]) -> tuple[list[str], bytes]:
         if utf8_scan(raw, ctl=True, tab_ok=False):
             raise UsageError(BAD_TEMPLATE)
     text = _load(b"{}\n" if data is None else data)
-    work = _Splice(text, commands)
+    work = _Splice(text, commands, events)
     added = work.run()
     return added, work.result().encode("utf-8")
 
@@ -299,7 +315,8 @@ def default_file(runtime: str) -> str:
             return home + "/.codex/hooks.json"
         raise UsageError("no --file given, and neither CODEX_HOME nor HOME is an absolute path")
     if home.startswith("/"):
-        return home + "/.claude/settings.json"
+        folder = {"claude": ".claude", "gemini": ".gemini", "qwen": ".qwen"}[runtime]
+        return f"{home}/{folder}/settings.json"
     raise UsageError("no --file given, and HOME is not an absolute path")
 
 
@@ -315,15 +332,16 @@ def install_hooks(
     refusal or "already there" takes no lock and creates nothing."""
     from .flags import seconds_env
 
-    if runtime not in ("claude", "codex"):
-        raise UsageError("--runtime must be claude or codex")
+    if runtime not in RUNTIMES:
+        raise UsageError("--runtime must be claude, codex, gemini or qwen")
+    events = GEMINI_EVENTS if runtime == "gemini" else EVENTS
     path = file or default_file(runtime)
     template = template or default_template()
     if "{hook}" not in template:
         raise UsageError(BAD_TEMPLATE)
-    commands = [template.replace("{hook}", hook) for _, _, hook, _ in EVENTS]
+    commands = [template.replace("{hook}", hook) for _, _, hook, _ in events]
     timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
-    added, _, _ = _merge(path, commands)
+    added, _, _ = _merge(path, commands, events)
     if not added:
         return path, added
     directory = os.path.dirname(path) or "."
@@ -338,7 +356,7 @@ def install_hooks(
     try:
         with held_lock(os.path.join(directory, f".{os.path.basename(path)}.lock"), timeout):
             # As the file is now: another installer may have changed it since.
-            added, content, exists = _merge(path, commands)
+            added, content, exists = _merge(path, commands, events)
             if added:
                 _replace(path, content, exists)
     except LockBusyError as exc:
@@ -346,7 +364,9 @@ def install_hooks(
     return path, added
 
 
-def _merge(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
+def _merge(
+    path: str, commands: list[str], events: tuple[tuple[str, str, str, int], ...]
+) -> tuple[list[str], bytes, bool]:
     """The events missing from path, the merged file, and whether path exists."""
     if os.path.islink(path):
         raise RefusedError("--file is a symlink; pass the file it points to")
@@ -360,7 +380,7 @@ def _merge(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
                 data = handle.read(FILE_LIMIT + 1)
         except OSError:
             raise RefusedError("--file cannot be read") from None
-    added, content = splice(data, commands)
+    added, content = splice(data, commands, events)
     return added, content, exists
 
 
