@@ -217,9 +217,11 @@ doctor_hook_file() {
     case $kind in
       H)
         doctor_program_fault "$program" fault
-        case $hook in
-          session-start-hook) want=SessionStart ;;
-          prompt-hook) want=UserPromptSubmit ;;
+        case $1:$hook in
+          *:session-start-hook) want=SessionStart ;;
+          gemini:prompt-hook) want=BeforeAgent ;; # Gemini CLI's names of the two events
+          gemini:*) want=AfterAgent ;;
+          *:prompt-hook) want=UserPromptSubmit ;;
           *) want=Stop ;;
         esac
         if [ -z "$fault" ] && [ "$event" != "$want" ]; then
@@ -248,7 +250,7 @@ doctor_hook_file() {
 # doctor_installed, "<runtime> <hook>\t<file or plugin key>" lines.
 doctor_twice() {
   local runtime hook line where count places seen
-  for runtime in claude codex; do
+  for runtime in claude codex gemini qwen; do
     for hook in session-start-hook prompt-hook stop-hook; do
       count=0
       places=''
@@ -277,7 +279,7 @@ doctor_twice() {
 
 # doctor_hooks <root>: the settings files the runtimes read, ours in each.
 doctor_hooks() {
-  local home=${HOME:-} codex=${CODEX_HOME:-}
+  local home=${HOME:-} codex=${CODEX_HOME:-} runtime
   case $home in /*) ;; *) home='' ;; esac
   [ -n "$codex" ] || codex=${home:+$home/.codex}
   [ -z "$home" ] || doctor_hook_file claude "$home/.claude/settings.json"
@@ -285,6 +287,10 @@ doctor_hooks() {
   doctor_hook_file claude "$1/.claude/settings.local.json"
   [ -z "$codex" ] || doctor_hook_file codex "$codex/hooks.json"
   doctor_hook_file codex "$1/.codex/hooks.json"
+  for runtime in gemini qwen; do
+    [ -z "$home" ] || doctor_hook_file "$runtime" "$home/.$runtime/settings.json"
+    doctor_hook_file "$runtime" "$1/.$runtime/settings.json"
+  done
 }
 
 # doctor_mcp_file <client> <file> [<project>]: the MCP server of ours
