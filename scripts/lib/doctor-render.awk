@@ -207,7 +207,7 @@ function render_text(    h, k, items, item, state, any_ours, from) {
         print "  " hruntime[h] " " hfile[h] ": " state
     }
     if (!any_ours)
-        print "  (no hook of this project is installed: dev-tools/install-hooks.sh --runtime claude|codex|copilot|opencode, or the Claude Code plugin; see docs/agent-runtimes.md)"
+        print "  (no hook of this project is installed: dev-tools/install-hooks.sh --runtime claude|codex|gemini|qwen|copilot|opencode, or the Claude Code plugin; see docs/agent-runtimes.md)"
     render_mcp()
     if (log_state == "no-state-dir")
         print "hooks log: none (no state directory: DATARIM_STATE_DIR, XDG_STATE_HOME or HOME must be an absolute path)"

@@ -230,9 +230,11 @@ doctor_hook_file() {
     case $kind in
       H)
         doctor_program_fault "$program" fault
-        case $hook in
-          session-start-hook) want=SessionStart ;;
-          prompt-hook) want=UserPromptSubmit ;;
+        case $1:$hook in
+          *:session-start-hook) want=SessionStart ;;
+          gemini:prompt-hook) want=BeforeAgent ;; # Gemini CLI's names of the two events
+          gemini:*) want=AfterAgent ;;
+          *:prompt-hook) want=UserPromptSubmit ;;
           *) want=Stop ;;
         esac
         if [ -z "$fault" ] && [ "$event" != "$want" ]; then
@@ -261,7 +263,7 @@ doctor_hook_file() {
 # doctor_installed, "<runtime> <hook>\t<file or plugin key>" lines.
 doctor_twice() {
   local runtime hook line where count places seen
-  for runtime in claude codex copilot opencode; do
+  for runtime in claude codex gemini qwen copilot opencode; do
     for hook in session-start-hook prompt-hook stop-hook; do
       count=0
       places=''
@@ -314,7 +316,7 @@ doctor_plugin_file() {
 
 # doctor_hooks <root>: the settings files the runtimes read, ours in each.
 doctor_hooks() {
-  local home=${HOME:-} codex=${CODEX_HOME:-} copilot=${COPILOT_HOME:-} config=${XDG_CONFIG_HOME:-}
+  local home=${HOME:-} codex=${CODEX_HOME:-} copilot=${COPILOT_HOME:-} config=${XDG_CONFIG_HOME:-} runtime
   case $home in /*) ;; *) home='' ;; esac
   case $copilot in /*) ;; *) copilot=${home:+$home/.copilot} ;; esac
   case $config in /*) ;; *) config=${home:+$home/.config} ;; esac
@@ -324,6 +326,10 @@ doctor_hooks() {
   doctor_hook_file claude "$1/.claude/settings.local.json"
   [ -z "$codex" ] || doctor_hook_file codex "$codex/hooks.json"
   doctor_hook_file codex "$1/.codex/hooks.json"
+  for runtime in gemini qwen; do
+    [ -z "$home" ] || doctor_hook_file "$runtime" "$home/.$runtime/settings.json"
+    doctor_hook_file "$runtime" "$1/.$runtime/settings.json"
+  done
   [ -z "$copilot" ] || doctor_hook_file copilot "$copilot/settings.json"
   [ -z "$config" ] || doctor_plugin_file "$config/opencode/plugin/datarim-snapshots.js"
   doctor_plugin_file "$1/.opencode/plugin/datarim-snapshots.js"

@@ -23,6 +23,10 @@
 #                      "c<stage> <task>" for a stage command, "p" for any other
 #                      prompt; else "x" (a string holding U+0000 or a lone
 #                      surrogate too), "n" or "-" as above
+#   DR_HOOK_TEXT and DR_HOOK_COMMAND may name several members, blank-separated:
+#   the first one present is read (Gemini's AfterAgent has prompt_response
+#   where Claude's Stop has last_assistant_message; Qwen's UserPromptSubmit has
+#   the typed command in submitted_prompt, its prompt being the command's text)
 # Exit: 0 the lines printed; 1 not one strict JSON object (see hook-payload.awk);
 # 3 more than DR_HOOK_LIMIT bytes; 4 the text file cannot be written. The
 # whole stream is read in every case, so the runtime's write never fails.
@@ -58,6 +62,14 @@ function turn_command(s,    head, word, stage, arg) {
     return "c" stage " " (is_task_id(arg) ? arg : "")
 }
 
+# The first of the blank-separated names that the payload has, else the last.
+function first_present(names,    list, n, k) {
+    n = split(names, list, " ")
+    for (k = 1; k < n; k++)
+        if (list[k] in TYPE) return list[k]
+    return list[n]
+}
+
 function text_line(name,    t) {
     if (!(name in TYPE)) return "-"
     t = TYPE[name]
@@ -78,6 +90,7 @@ BEGIN {
     for (k = 1; k <= n; k++) out = out field_line(names[k]) "\n"
     name = ENVIRON["DR_HOOK_TEXT"]
     if (name != "") {
+        name = first_present(name)
         line = text_line(name)
         if (line == "s") {
             file = ENVIRON["DR_HOOK_TEXT_FILE"]
@@ -88,6 +101,7 @@ BEGIN {
     }
     name = ENVIRON["DR_HOOK_COMMAND"]
     if (name != "") {
+        name = first_present(name)
         line = text_line(name)
         out = out (line == "s" ? turn_command(STR[name]) : line) "\n"
     }

@@ -1,6 +1,7 @@
 # Python twin: python/src/datarim_snapshot/hook_payload.py
 # Reads a Claude Code hook payload and prints its "source" and "cwd" members,
-# one a line. Exits 1 unless the payload is one strict JSON object (RFC 8259:
+# one a line, then its "session_id" (an empty line when it is not such a
+# string: only the pending resume of a /clear needs it). Exits 1 unless the payload is one strict JSON object (RFC 8259:
 # valid UTF-8, no BOM, no NaN or Infinity, nesting at most 64 deep) whose
 # "source" and "cwd" members (the last of each name) are strings without
 # control characters. The verdicts are those of Python's json.loads plus the
@@ -257,5 +258,5 @@ BEGIN {
     if (utf8_scan(B, 1, str_bytes(S, B), 0, 0) != "") fail()
     parse_document()
     if (!usable("source") || !usable("cwd")) fail()
-    printf "%s\n%s", STR["source"], STR["cwd"]
+    printf "%s\n%s\n%s", STR["source"], STR["cwd"], usable("session_id") ? STR["session_id"] : ""
 }

@@ -7,6 +7,7 @@
 #
 #   <state>/hooks.log           one line per failure: <YYYY-MM-DDTHH:MM:SSZ> <hook> <message>
 #   <state>/turns/<session-id>  the turn record of a session (hook_turn_write)
+#   <state>/resume/<session-id> a /clear's pending resume (hook_resume_write)
 #
 # <state> is ${DATARIM_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/datarim}.
 # It loads datarim-common.sh only when a hook needs more than its common path
@@ -187,6 +188,41 @@ hook_turn_read() {
 # hook_turn_clear <record-file>: removes a session's record, if there is one.
 hook_turn_clear() {
   if [ -e "$1" ] || [ -L "$1" ]; then LC_ALL=C rm -f -- "$1" 2>/dev/null || :; fi
+}
+
+# The pending resume of a /clear (session-start-hook.sh writes it, the
+# session's next prompt hook hands it over or drops it):
+#   <state>/resume/<session-id>   the SessionStart hook's output, mode 600
+
+# hook_resume_pending <state>: 0 when some pending resume exists.
+hook_resume_pending() {
+  compgen -G "$1/resume/*" >/dev/null 2>&1
+}
+
+# hook_resume_write <state> <session-id> <output>: keeps <output> as the
+# session's pending resume (a temp file renamed over it). 1 when it cannot.
+hook_resume_write() {
+  local dir=$1/resume tmp
+  hook_make_dir "$1" && hook_make_dir "$dir" || return 1
+  tmp=$dir/.tmp.${BASHPID:-$$}.$RANDOM
+  (umask 077 && printf '%s' "$3" >"$tmp") 2>/dev/null &&
+    LC_ALL=C mv -f -- "$tmp" "$dir/$2" 2>/dev/null && return 0
+  rm -f -- "$tmp" 2>/dev/null || :
+  return 1
+}
+
+# hook_resume_take <state> <session-id> <out-var>: the session's pending
+# resume, removed as it is read; 1 when there is none (a symlink or anything
+# but a regular file is removed unread).
+hook_resume_take() {
+  local LC_ALL=C file=$1/resume/$2 hook_text=''
+  [ -e "$file" ] || [ -L "$file" ] || return 1
+  if [ -f "$file" ] && [ ! -L "$file" ]; then
+    IFS= read -r -d '' hook_text <"$file" 2>/dev/null || :
+  fi
+  rm -f -- "$file" 2>/dev/null || :
+  [ -n "$hook_text" ] || return 1
+  printf -v "$3" '%s' "$hook_text"
 }
 
 # hook_read_payload <out-var> <fields> [<text-member> <text-file> [<command-member>]]:

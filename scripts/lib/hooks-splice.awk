@@ -7,7 +7,8 @@
 # python/src/datarim_snapshot/install_hooks.py (the same splice, step for step).
 #
 # ENVIRON: DR_SPLICE_SESSION_START, DR_SPLICE_PROMPT, DR_SPLICE_STOP (the
-# hook commands); DR_SPLICE_NEW=1 when there is no file yet (read as "{}\n").
+# hook commands); DR_SPLICE_NEW=1 when there is no file yet (read as "{}\n");
+# DR_SPLICE_RUNTIME gemini for Gemini CLI's events (below), else Claude Code's.
 #
 # The file must be one strict JSON object (see hook-payload.awk), at most
 # 1 MiB, without a repeated name in any object; "hooks", when there, an
@@ -17,6 +18,9 @@
 #   SessionStart      {"matcher": "clear|compact|resume|fork", "hooks": [{"type": "command", "command": ..., "timeout": 10}]}
 #   UserPromptSubmit  {"hooks": [{"type": "command", "command": ..., "timeout": 10}]}
 #   Stop              {"hooks": [{"type": "command", "command": ..., "timeout": 30}]}
+# (Gemini CLI: SessionStart without a matcher, its matchers being exact
+# strings; BeforeAgent and AfterAgent for the other two; timeouts 10000,
+# 10000 and 30000 ms.)
 # With DR_SPLICE_SHAPE=copilot (GitHub Copilot CLI's settings.json) an event
 # holds its hooks themselves, and one is added to it:
 #   SessionStart      {"type": "command", "bash": ..., "timeoutSec": 10}
@@ -180,9 +184,15 @@ BEGIN {
     parse_document()
     if (DUP) exit 7
 
-    EVENT[1] = "SessionStart"; MATCHER[1] = "clear|compact|resume|fork"; TIMEOUT[1] = 10
-    EVENT[2] = "UserPromptSubmit"; MATCHER[2] = ""; TIMEOUT[2] = 10
-    EVENT[3] = "Stop"; MATCHER[3] = ""; TIMEOUT[3] = 30
+    if (ENVIRON["DR_SPLICE_RUNTIME"] == "gemini") {
+        EVENT[1] = "SessionStart"; MATCHER[1] = ""; TIMEOUT[1] = 10000
+        EVENT[2] = "BeforeAgent"; MATCHER[2] = ""; TIMEOUT[2] = 10000
+        EVENT[3] = "AfterAgent"; MATCHER[3] = ""; TIMEOUT[3] = 30000
+    } else {
+        EVENT[1] = "SessionStart"; MATCHER[1] = "clear|compact|resume|fork"; TIMEOUT[1] = 10
+        EVENT[2] = "UserPromptSubmit"; MATCHER[2] = ""; TIMEOUT[2] = 10
+        EVENT[3] = "Stop"; MATCHER[3] = ""; TIMEOUT[3] = 30
+    }
     UNIT = ROOT_COUNT ? step_of(ROOT_START, ROOT_FIRST) : ""
     if (UNIT == "") UNIT = "  "
     # A file whose first line ends in CR LF gets CR LF in what is added.

@@ -1,13 +1,16 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/install_hooks.py
 # install-hooks (spec §9): this project's SessionStart, UserPromptSubmit and
-# Stop hooks into a Claude Code settings.json or a Codex hooks.json.
+# Stop hooks into a Claude Code, Gemini CLI or Qwen Code settings.json or a
+# Codex hooks.json (Gemini: SessionStart, BeforeAgent and AfterAgent).
 #
-#   install_hooks_main --runtime claude|codex|copilot [--file <path>] [--hook-command <template>]
+#   install_hooks_main --runtime claude|codex|gemini|qwen|copilot|opencode [--file <path>] [--hook-command <template>]
 #
-# --file defaults to ~/.claude/settings.json (claude),
-# ${CODEX_HOME:-~/.codex}/hooks.json (codex) or
-# ${COPILOT_HOME:-~/.copilot}/settings.json (copilot: GitHub Copilot CLI). The hook commands are the
+# --file defaults to ~/.claude/settings.json (claude), ~/.gemini/settings.json
+# (gemini), ~/.qwen/settings.json (qwen), ${CODEX_HOME:-~/.codex}/hooks.json
+# (codex), ${COPILOT_HOME:-~/.copilot}/settings.json (copilot: GitHub Copilot
+# CLI) or ${XDG_CONFIG_HOME:-~/.config}/opencode/plugin/datarim-snapshots.js
+# (opencode). The hook commands are the
 # template with {hook} replaced by session-start-hook, prompt-hook and
 # stop-hook; by default this suite's own dev-tools/{hook}.sh (the Python
 # port's default is its datarim-snapshot {hook}). The file is merged by
@@ -83,8 +86,8 @@ install_hooks_main_body() {
   local opt_runtime='' opt_file='' opt_hook_command=''
   dr_reader_flags "$prog" 2 finished "--runtime= --file= --hook-command=" "--runtime" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
-  case $opt_runtime in claude | codex | copilot | opencode) ;; *)
-    dr_err "$prog" "--runtime must be claude, codex, copilot or opencode"
+  case $opt_runtime in claude | codex | gemini | qwen | copilot | opencode) ;; *)
+    dr_err "$prog" "--runtime must be claude, codex, gemini, qwen, copilot or opencode"
     return 2
     ;;
   esac
@@ -99,9 +102,8 @@ install_hooks_main_body() {
     elif case ${HOME:-} in /*) true ;; *) false ;; esac; then
       case $opt_runtime in
         codex) file=$HOME/.codex/hooks.json ;;
-        copilot) file=$HOME/.copilot/settings.json ;;
         opencode) file=$HOME/.config/opencode/plugin/datarim-snapshots.js ;;
-        *) file=$HOME/.claude/settings.json ;;
+        *) file=$HOME/.$opt_runtime/settings.json ;;
       esac
     elif [ "$opt_runtime" = codex ]; then
       dr_err "$prog" "no --file given, and neither CODEX_HOME nor HOME is an absolute path"
@@ -162,16 +164,16 @@ install_hooks_locked() {
 }
 
 # install_hooks_merge <program> <file> <template> <runtime>: reads <file>
-# (none: a new one) and merges the hooks of <template> into it, in
-# <runtime>'s shape. GitHub Copilot CLI's SessionStart and Stop commands
-# start with DATARIM_HOOK_RUNTIME=copilot: the one answers in Copilot's form,
-# the other reads the answer from Copilot's OpenTelemetry file. Sets added (the events
+# (none: a new one) and merges the hooks of <template> into it, with
+# <runtime>'s events and shape. GitHub Copilot CLI's SessionStart and Stop
+# commands start with DATARIM_HOOK_RUNTIME=copilot: the one answers in
+# Copilot's form, the other reads the answer from Copilot's OpenTelemetry file. Sets added (the events
 # added, blank-separated; empty when all were there), content (the merged
 # file) and new (1 when there is no file yet), which the caller declares
 # local; returns 0, or 1 or 2 after reporting why the file is refused.
 install_hooks_merge() {
-  local prog=$1 file=$2 template=$3 dir out status nl=$'\n' shape='' prefix=''
-  if [ "${4:-}" = opencode ]; then
+  local prog=$1 file=$2 template=$3 runtime=$4 dir out status nl=$'\n' shape='' prefix=''
+  if [ "$runtime" = opencode ]; then
     install_hooks_plugin "$@"
     return $?
   fi
@@ -195,7 +197,7 @@ install_hooks_merge() {
   dr_lib_dir_into dir
   out=$(
     if [ "$new" = 1 ]; then :; else tr '\000\002' '\001\001' <"$file" 2>/dev/null; fi |
-      DR_SPLICE_NEW=$new DR_SPLICE_SHAPE=$shape \
+      DR_SPLICE_NEW=$new DR_SPLICE_SHAPE=$shape DR_SPLICE_RUNTIME=$runtime \
         DR_SPLICE_SESSION_START=$prefix${template//\{hook\}/session-start-hook} \
         DR_SPLICE_PROMPT=${template//\{hook\}/prompt-hook} DR_SPLICE_STOP=$prefix${template//\{hook\}/stop-hook} \
         LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/hooks-splice.awk" -f "$dir/hook-payload.awk" 2>/dev/null

@@ -37,15 +37,23 @@ prompt_hook() {
   dr_call prompt_hook_body "$@" # with our shell options
 }
 prompt_hook_body() {
-  local state fields status=0 msg='' line sid turn command stage task file
+  local state fields status=0 msg='' line sid turn command stage task file disabled=''
   hook_opening prompt-hook recorded "$@" && return 0
-  if [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] || [ "${DATARIM_DISABLE_STOP_HOOK:-}" = 1 ] ||
-    ! hook_state_dir state; then
+  if ! hook_state_dir state; then
     hook_drain
     return 0
   fi
-  hook_read_payload fields "session_id turn_id" '' '' prompt || status=$?
+  if [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] || [ "${DATARIM_DISABLE_STOP_HOOK:-}" = 1 ]; then
+    disabled=1
+  fi
+  # Disabled, the hook records nothing; it still hands over a pending resume.
+  if [ -n "$disabled" ] && ! hook_resume_pending "$state"; then
+    hook_drain
+    return 0
+  fi
+  hook_read_payload fields "session_id turn_id hook_event_name" '' '' "submitted_prompt prompt" || status=$?
   if [ "$status" -ne 0 ]; then
+    [ -z "$disabled" ] || return 0
     hook_payload_failure "$status" msg
     hook_turns_clear_all "$state" msg
     hook_log "$state" prompt-hook "$msg"
@@ -59,11 +67,14 @@ prompt_hook_body() {
     msg="session_id is not a safe file name"
   fi
   if [ -n "$msg" ]; then
+    [ -z "$disabled" ] || return 0
     hook_turns_clear_all "$state" msg
     hook_log "$state" prompt-hook "$msg"
     return 0
   fi
-  hook_line "$fields" 3 command
+  prompt_hook_resume "$state" "$sid" "$fields"
+  [ -z "$disabled" ] || return 0
+  hook_line "$fields" 4 command
   case $command in
     p)
       hook_turn_clear "$file"
@@ -86,6 +97,20 @@ prompt_hook_body() {
     hook_log "$state" prompt-hook "cannot write the turn record of session $sid; /dr-$stage not recorded"
   fi
   return 0
+}
+
+# prompt_hook_resume <state> <session-id> <fields>: the session's pending
+# resume (a /clear's, session-start-hook.sh), taken once: Gemini CLI's
+# BeforeAgent gets it as its additionalContext (Gemini drops SessionStart's
+# after an interactive /clear); any other prompt event only removes it (those
+# CLIs gave the model SessionStart's context).
+prompt_hook_resume() {
+  local text event from='{"hookSpecificOutput":{"hookEventName":"SessionStart",'
+  hook_resume_take "$1" "$2" text || return 0
+  hook_line "$3" 3 event
+  [ "$event" = sBeforeAgent ] || return 0
+  case $text in "$from"*) ;; *) return 0 ;; esac
+  printf '%s%s' '{"hookSpecificOutput":{"hookEventName":"BeforeAgent",' "${text#"$from"}" 2>/dev/null || :
 }
 
 [ -z "${_dr_aliases_prompt_hook-}" ] || shopt -s expand_aliases

@@ -31,11 +31,11 @@ _session_start_load() {
 _session_start_load
 unset -f _session_start_load
 
-# session_start_payload <out-source-var> <out-cwd-var>: reads the payload
-# from the standard input stream (at most 64 KiB; never by re-opening
-# /dev/stdin, which fails on the socket a Node parent passes) and sets its
-# "source" and "cwd"; 1 when the payload is too big, not strict JSON, or
-# lacks either string.
+# session_start_payload <out-source-var> <out-cwd-var> <out-session-var>:
+# reads the payload from the standard input stream (at most 64 KiB; never by
+# re-opening /dev/stdin, which fails on the socket a Node parent passes) and
+# sets its "source", "cwd" and "session_id" (empty when it is no usable
+# string); 1 when the payload is too big, not strict JSON, or lacks source or cwd.
 session_start_payload() {
   local LC_ALL=C dir payload_text='' payload_len=0 payload_nul=-1 fields status=0
   { dr_read_prefix_stdin 65537 payload; } 2>/dev/null || return 1
@@ -45,7 +45,24 @@ session_start_payload() {
     LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/hook-payload.awk" </dev/null) || status=$?
   [ "$status" -eq 0 ] || return 1
   printf -v "$1" '%s' "${fields%%$'\n'*}"
-  printf -v "$2" '%s' "${fields#*$'\n'}"
+  fields=${fields#*$'\n'}
+  printf -v "$2" '%s' "${fields%%$'\n'*}"
+  printf -v "$3" '%s' "${fields#*$'\n'}"
+}
+
+# session_start_pending <session-id> <output>: after /clear, keeps the hook's
+# output as <state>/resume/<session-id> (mode 600) for the session's next
+# prompt hook: Gemini CLI drops a SessionStart hook's context after an
+# interactive /clear, and its BeforeAgent hands it over instead (prompt-hook.sh);
+# a UserPromptSubmit (a CLI that took the context) just removes it. Nothing
+# kept without a state directory or a session ID fit to name a file.
+session_start_pending() {
+  local dir state
+  dr_lib_dir_into dir
+  # shellcheck source=scripts/lib/hook-state.sh
+  . "$dir/hook-state.sh" 2>/dev/null || return 0
+  hook_state_dir state && hook_session_ok "$1" || return 0
+  hook_resume_write "$state" "$1" "$2" || :
 }
 
 # session_start_last_task <root> <out-var>: the task of the workspace's latest
@@ -134,13 +151,13 @@ session_start_fresh() {
 # session_start_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 session_start_hook() { dr_call session_start_hook_body "$@"; } # with our shell options
 session_start_hook_body() {
-  local source='' cwd='' root task budget cta='' out status=0 snapshot='' next options
-  local runtime=${DATARIM_HOOK_RUNTIME:-}
+  local source='' cwd='' session='' root task budget cta='' out status=0 snapshot='' next options
+  local runtime=${DATARIM_HOOK_RUNTIME:-} chosen=1
   dr_answer_first_word session-start-hook "${1:-}" && return 0
   [ $# -eq 0 ] || return 0
   [ "${DATARIM_DISABLE_RESUME_HOOK:-}" != 1 ] || return 0
   dr_seconds_env DATARIM_RESUME_BUDGET 9000 budget || return 0
-  session_start_payload source cwd || return 0
+  session_start_payload source cwd session || return 0
   case $source in
     clear | compact | resume | fork) ;;
     new) [ "$runtime" = copilot ] || return 0 ;;
@@ -154,19 +171,21 @@ session_start_hook_body() {
     session_start_fresh "$root" task snapshot || return 0
   elif ! resume_pick_task session-start-hook "$root" '' task quiet &&
     ! session_start_last_task "$root" task; then
-    out=$(session_start_choice "$root" "$budget" && printf .) || return 0
-    session_start_print "${out%.}"
-    return 0
+    chosen=''
+    out=$(session_start_choice "$root" "$budget" && printf .) || status=$?
   fi
-  if [ -n "$snapshot" ] || resume_read_snapshot "$root" "$task" snapshot; then
-    snapshot_field "$snapshot" recommended_next next
-    snapshot_field "$snapshot" options options
-    resume_recommended_cta "$task" "$next" "$options" cta
+  if [ -n "$chosen" ]; then
+    if [ -n "$snapshot" ] || resume_read_snapshot "$root" "$task" snapshot; then
+      snapshot_field "$snapshot" recommended_next next
+      snapshot_field "$snapshot" options options
+      resume_recommended_cta "$task" "$next" "$options" cta
+    fi
+    # A legacy document is read no further than the budget can reach: a
+    # character is at most 4 bytes, and the cut lands before the last one read.
+    out=$(resume_emit hook "$root" "$task" "$cta" "$snapshot" "$budget" $((budget * 4 + 8)) && printf .) || status=$?
   fi
-  # A legacy document is read no further than the budget can reach: a
-  # character is at most 4 bytes, and the cut lands before the last one read.
-  out=$(resume_emit hook "$root" "$task" "$cta" "$snapshot" "$budget" $((budget * 4 + 8)) && printf .) || status=$?
   [ "$status" -eq 0 ] || return 0
+  [ "$source" != clear ] || [ "${out%.}" = '' ] || session_start_pending "$session" "${out%.}"
   session_start_print "${out%.}"
   return 0
 }

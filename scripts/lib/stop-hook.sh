@@ -9,8 +9,9 @@
 #
 # The answer is the payload's last_assistant_message, or, without one, under
 # DATARIM_HOOK_RUNTIME=copilot the turn's chat span in GitHub Copilot CLI's
-# OpenTelemetry file (copilot-otel.awk), else (older CLIs) the last assistant
-# entry in the last 262144 bytes of transcript_path.
+# OpenTelemetry file (copilot-otel.awk), else (older CLIs, Gemini CLI's
+# AfterAgent) the last assistant entry in the last 262144 bytes of
+# transcript_path.
 # The task is the command's first argument when it is a task ID, else the
 # one the CTA header names; stage and command (/dr-<stage>) come from the
 # command; the knowledge base is found from the payload's cwd (spec §8). A

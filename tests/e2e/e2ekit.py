@@ -352,9 +352,13 @@ def clean_copy(dest: Path) -> Path:
     ).stdout.decode().split("\0")
     for name in filter(None, listed):
         source = REPO / name
+        target = dest / name
+        if source.is_symlink():  # as git checks one out (plugins/*/dev-tools)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(source), target)
+            continue
         if not source.is_file():  # deleted in the working tree, or a submodule
             continue
-        target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
     return dest

@@ -53,6 +53,9 @@ class FakeModelAPI:
     reply: str = "OK."
     # (the tool name's ending, its arguments): see the module's docstring.
     tool_call: tuple[str, dict[str, Any]] | None = None
+    # The prompt's token count reported to Gemini and Qwen: a large one makes
+    # them compress the history (their compaction).
+    prompt_tokens: int = 10
     requests: list[Request] = field(default_factory=list)
     stray: list[Request] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -90,7 +93,7 @@ class FakeModelAPI:
     def model_requests(self) -> list[Request]:
         """The Messages and Responses requests, in order of arrival."""
         with self._lock:
-            return [r for r in self.requests if r.path.split("?")[0] in _MODEL_PATHS]
+            return [r for r in self.requests if _is_model_path(r.path.split("?")[0])]
 
     def clear(self) -> None:
         with self._lock:
@@ -107,6 +110,8 @@ class FakeModelAPI:
 
 
 _MODEL_PATHS = ("/v1/messages", "/v1/responses", "/v1/chat/completions")
+# Gemini CLI's generateContent calls: /v1beta/models/<model>:<method>.
+_GEMINI_MODEL_METHODS = (":generateContent", ":streamGenerateContent")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -170,6 +175,12 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/v1/chat/completions":
             request, n = self._take()
             self._chat_completions(request, n)
+        elif path.startswith("/v1beta/models/") and path.endswith(_GEMINI_MODEL_METHODS):
+            request, n = self._take()
+            self._gemini_generate(request, n, streamed=path.endswith(":streamGenerateContent"))
+        elif path.startswith("/v1beta/models/") and path.endswith(":countTokens"):
+            request, _ = self._take()
+            self._send_json(200, {"totalTokens": max(1, len(request.text()) // 4)})
         else:
             self._take(stray=True)
             self._send_json(200, {})
@@ -331,8 +342,59 @@ class _Handler(BaseHTTPRequestHandler):
         ]
         self._send_events(events)
 
+    # -- Gemini CLI and Qwen Code (issue 22) ------------------------------------
 
-# -- OpenAI chat completions (GitHub Copilot CLI, opencode; runtimes part B) --
+    def _send_data_events(self, chunks: list[dict[str, Any]], done: bool) -> None:
+        """Server-sent events without event names, as Gemini's alt=sse and
+        OpenAI's chat stream send them (the latter ends with [DONE])."""
+        lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks]
+        if done:
+            lines.append("data: [DONE]\n\n")
+        data = "".join(lines).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _gemini_generate(self, request: Request, n: int, streamed: bool) -> None:
+        """Gemini's generateContent (GOOGLE_GEMINI_BASE_URL): the reply as one
+        model turn; streamed (alt=sse) in several chunks, the last with the
+        finish reason."""
+        text = self.owner.reply
+        pieces = _pieces(text)
+        output_tokens = max(1, len(text) // 4)
+        usage = {"promptTokenCount": self.owner.prompt_tokens,
+                 "candidatesTokenCount": output_tokens,
+                 "totalTokenCount": self.owner.prompt_tokens + output_tokens}
+
+        def chunk(piece: str, last: bool) -> dict[str, Any]:
+            candidate: dict[str, Any] = {
+                "content": {"role": "model", "parts": [{"text": piece}]}, "index": 0,
+            }
+            if last:
+                candidate["finishReason"] = "STOP"
+            out: dict[str, Any] = {"candidates": [candidate], "responseId": f"fake_{n}"}
+            if last:
+                out["usageMetadata"] = usage
+            return out
+
+        if not streamed:
+            self._send_json(200, chunk(text, True))
+            return
+        self._send_data_events(
+            [chunk(piece, k == len(pieces) - 1) for k, piece in enumerate(pieces)], done=False,
+        )
+
+
+def _is_model_path(path: str) -> bool:
+    return path in _MODEL_PATHS or (
+        path.startswith("/v1beta/models/") and path.endswith(_GEMINI_MODEL_METHODS)
+    )
+
+
+# -- OpenAI chat completions (GitHub Copilot CLI, opencode, Qwen Code) --
 
 def _chat_completion_reply(handler: _Handler, request: Request, n: int) -> None:
     """POST /v1/chat/completions: the scripted text as one choice, streamed as
@@ -341,8 +403,9 @@ def _chat_completion_reply(handler: _Handler, request: Request, n: int) -> None:
     model = str(body.get("model") or "gpt-fake")
     text = handler.owner.reply
     completion_id = f"chatcmpl-fake-{n}"
-    usage = {"prompt_tokens": 10, "completion_tokens": max(1, len(text) // 4),
-             "total_tokens": 10 + max(1, len(text) // 4)}
+    prompt_tokens = handler.owner.prompt_tokens
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max(1, len(text) // 4),
+             "total_tokens": prompt_tokens + max(1, len(text) // 4)}
     if not body.get("stream"):
         handler._send_json(200, {
             "id": completion_id, "object": "chat.completion", "created": 0, "model": model,

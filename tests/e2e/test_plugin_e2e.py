@@ -19,11 +19,17 @@ MARKETPLACE = "datarim-snapshots"
 
 def test_plugin_validate_passes_on_the_repository(sandbox: Sandbox) -> None:
     claude = Claude(sandbox)
+    # The marketplace at the repository's root ...
     run = claude.claude("plugin", "validate", ".", cwd=REPO)
     output = run.stdout + run.stderr
-    assert "✔ Validation passed" in output, str(run)
-    # The one finding is of the separate checks for Anthropic's plugin catalog,
-    # which "do not change the result": the plugin has no icon.
+    assert "Validating marketplace manifest" in output and "✔ Validation passed" in output, str(run)
+    assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == [], str(run)
+    # ... and its plugin in plugins/claude. The one finding is of the separate
+    # checks for Anthropic's plugin catalog, which "do not change the result":
+    # the plugin has no icon.
+    run = claude.claude("plugin", "validate", "plugins/claude", cwd=REPO)
+    output = run.stdout + run.stderr
+    assert "Validating plugin manifest" in output and "✔ Validation passed" in output, str(run)
     assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == ["ICON_MISSING"], str(run)
     sandbox.assert_offline()
 
@@ -51,7 +57,10 @@ def test_plugin_hooks_capture_and_resume(sandbox: Sandbox) -> None:
     for manifest in copied:
         root = manifest.parent.parent
         assert (root / "dev-tools" / "stop-hook.sh").is_file()
-        assert not (root / ".venv").exists() and not (root / ".e2e").exists()
+        assert (root / "scripts" / "lib" / "stop-hook.sh").is_file()
+        # The plugin's folder, not the repository: no tests, no .venv, no .e2e.
+        assert sorted(p.name for p in root.iterdir()) == [".claude-plugin", "dev-tools", "scripts"]
+        assert not any(p.is_symlink() for p in root.rglob("*"))
 
     stage_turn(sandbox, claude)
     assert_stage_snapshot(sandbox, claude)

@@ -36,6 +36,12 @@ EVENTS = [
     ("UserPromptSubmit", "", "prompt-hook", 10),
     ("Stop", "", "stop-hook", 30),
 ]
+# Gemini CLI: exact-string matchers (so none), BeforeAgent and AfterAgent, ms.
+GEMINI_EVENTS = [
+    ("SessionStart", "", "session-start-hook", 10000),
+    ("BeforeAgent", "", "prompt-hook", 10000),
+    ("AfterAgent", "", "stop-hook", 30000),
+]
 
 
 def expected_merge(old: dict[str, Any], template: str, runtime: str = "claude") -> dict[str, Any]:
@@ -44,7 +50,7 @@ def expected_merge(old: dict[str, Any], template: str, runtime: str = "claude") 
         return expected_copilot_merge(old, template)
     new = copy.deepcopy(old)
     hooks = new.setdefault("hooks", {})
-    for event, matcher, hook, timeout in EVENTS:
+    for event, matcher, hook, timeout in GEMINI_EVENTS if runtime == "gemini" else EVENTS:
         command = template.replace("{hook}", hook)
         groups = hooks.setdefault(event, [])
         present = any(
@@ -75,11 +81,6 @@ def expected_copilot_merge(old: dict[str, Any], template: str) -> dict[str, Any]
     return new
 
 
-def _runtime_of(case: Path) -> str:
-    args = (case / "args").read_text().split("\n")
-    return args[args.index("--runtime") + 1]
-
-
 def _merge(
     impl: str, path: Path, template: str = TEMPLATE, runtime: str = "claude"
 ) -> tuple[int, bytes, bytes]:
@@ -98,12 +99,13 @@ def test_every_merge_in_the_corpus_means_what_it_must(merged: Path) -> None:
     case = merged.parents[3]
     args = (case / "args").read_text().split("\n")
     template = decode_escapes(args[args.index("--hook-command") + 1])
+    runtime = args[args.index("--runtime") + 1]
     old_path = case / "root" / "settings.json"
     old_bytes = old_path.read_bytes() if old_path.exists() else b"{}\n"
     new_bytes = merged.read_bytes()
     # parse_int=float: a number of 5000 digits is past what int() takes by default.
     new, old = json.loads(new_bytes, parse_int=float), json.loads(old_bytes, parse_int=float)
-    assert new == expected_merge(old, template, _runtime_of(case))
+    assert new == expected_merge(old, template, runtime)
     # Only additions, but for the inside of an empty container, which is replaced.
     ops = difflib.SequenceMatcher(None, old_bytes, new_bytes, autojunk=False).get_opcodes()
     for tag, i1, i2, _, _ in ops:
@@ -119,9 +121,10 @@ def test_a_second_run_changes_nothing(impl: str, merged: Path, tmp_path: Path) -
     case = merged.parents[3]
     args = (case / "args").read_text().split("\n")
     template = decode_escapes(args[args.index("--hook-command") + 1])
+    runtime = args[args.index("--runtime") + 1]
     path = tmp_path / "settings.json"
     shutil.copyfile(merged, path)
-    code, out, err = _merge(impl, path, template, _runtime_of(case))
+    code, out, err = _merge(impl, path, template, runtime)
     assert (code, err) == (0, b"")
     assert out == f"install-hooks: the hooks are already in {path}; nothing changed\n".encode()
     assert path.read_bytes() == merged.read_bytes()

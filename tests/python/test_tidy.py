@@ -33,7 +33,7 @@ MEANT_MISSING = {
     "docs/design.md",  # session-handoff.md: the example of a claim about a deleted file
 }
 
-TOP_FOLDERS = r"(?:scripts|dev-tools|python|tests|docs|\.ci|\.claude-plugin)"
+TOP_FOLDERS = r"(?:scripts|dev-tools|python|tests|docs|plugins|\.ci|\.claude-plugin)"
 # A path followed by a placeholder (`usage-<program>.txt`, `{ID}`) is a pattern, not a path.
 PATH_CITATION = re.compile(
     r"(?<![\w./$-])(" + TOP_FOLDERS + r"/[A-Za-z0-9_./*-]*[A-Za-z0-9_*])(?![-\w]*[<{$])"

@@ -35,6 +35,12 @@ HOOK_EVENTS = {
     "stop-hook": "Stop",
 }
 OPENCODE_PLUGIN = "opencode/plugin/datarim-snapshots.js"
+# Gemini CLI runs the prompt and Stop hooks on BeforeAgent and AfterAgent.
+GEMINI_HOOK_EVENTS = {
+    "session-start-hook": "SessionStart",
+    "prompt-hook": "BeforeAgent",
+    "stop-hook": "AfterAgent",
+}
 PLUGIN = "datarim-snapshots@"  # enabledPlugins key of the plugin, any marketplace
 FILE_LIMIT = 1048576  # as install-hooks: a settings file over 1 MiB is not read
 LOG_TAIL = 65536  # the log is read from its last 64 KiB
@@ -332,8 +338,9 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                     continue
                 name, program = ours
                 fault = _program_fault(program)
-                if fault is None and HOOK_EVENTS[name] != event:
-                    fault = f"it runs on {event}; {name} belongs to {HOOK_EVENTS[name]}"
+                want = (GEMINI_HOOK_EVENTS if runtime == "gemini" else HOOK_EVENTS)[name]
+                if fault is None and want != event:
+                    fault = f"it runs on {event}; {name} belongs to {want}"
                 found.append({"event": event, "hook": name, "command": command, "problem": fault})
                 if fault is not None:
                     report.problem(f"{_path_text(path)}: {event} {name}: {fault}")
@@ -364,6 +371,10 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     if codex:
         files.append(("codex", codex + "/hooks.json"))
     files.append(("codex", root + "/.codex/hooks.json"))
+    for runtime in ("gemini", "qwen"):
+        if home.startswith("/"):
+            files.append((runtime, f"{home}/.{runtime}/settings.json"))
+        files.append((runtime, f"{root}/.{runtime}/settings.json"))
     entries = [_hook_file(runtime, path, report) for runtime, path in files]
     copilot = os.environ.get("COPILOT_HOME", "")
     if not copilot.startswith("/"):
@@ -555,7 +566,7 @@ def _twice(report: Report) -> None:
     run (on their own event, their program there) in its settings files, and an
     enabled plugin (once, for all three hooks). Each one runs, so the resume text
     arrives as many times."""
-    for runtime in ("claude", "codex", "copilot", "opencode"):
+    for runtime in ("claude", "codex", "gemini", "qwen", "copilot", "opencode"):
         for hook in HOOK_EVENTS:
             count, places = 0, []
             for where in (w for r, h, w in report.installed if (r, h) == (runtime, hook)):
@@ -710,7 +721,8 @@ def render(facts: dict[str, Any]) -> str:
     if not any_ours:
         out.append(
             "  (no hook of this project is installed: dev-tools/install-hooks.sh --runtime"
-            " claude|codex|copilot|opencode, or the Claude Code plugin; see docs/agent-runtimes.md)"
+            " claude|codex|gemini|qwen|copilot|opencode, or the Claude Code plugin;"
+            " see docs/agent-runtimes.md)"
         )
     out.append(f"mcp server ({MCP_PROGRAM} mcp):")
     registered = False

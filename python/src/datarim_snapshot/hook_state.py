@@ -8,6 +8,7 @@ hook:
 
     <state>/hooks.log           one line per failure: <YYYY-MM-DDTHH:MM:SSZ> <hook> <message>
     <state>/turns/<session-id>  the turn record of a session (write_turn)
+    <state>/resume/<session-id> a /clear's pending resume (write_resume)
 
 <state> is ${DATARIM_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/datarim}.
 Nothing here imports json: the Stop hook's common path (no turn record at all)
@@ -208,6 +209,59 @@ def clear_turn(path: str) -> None:
         _remove(path)
 
 
+# The pending resume of a /clear: the SessionStart hook's output, kept for the
+# session's next prompt hook (Gemini CLI drops SessionStart's context after an
+# interactive /clear; its BeforeAgent hands it over instead).
+
+
+def resume_pending(state: str) -> bool:
+    """Some pending resume exists. Costs one directory read."""
+    try:
+        with os.scandir(os.path.join(state, "resume")) as entries:
+            return any(not entry.name.startswith(".") for entry in entries)
+    except OSError:
+        return False
+
+
+def write_resume(state: str, session: str, output: bytes) -> bool:
+    """Keeps output as the session's pending resume (a temp file renamed over it,
+    mode 600); False when it cannot."""
+    directory = os.path.join(state, "resume")
+    if not (make_dir(state) and make_dir(directory)):
+        return False
+    from .lock import random15
+
+    tmp = os.path.join(directory, f".tmp.{os.getpid()}.{random15()}")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, output)
+        finally:
+            os.close(fd)
+        os.replace(tmp, os.path.join(directory, session))
+    except OSError:
+        _remove(tmp)
+        return False
+    return True
+
+
+def take_resume(state: str, session: str) -> bytes | None:
+    """The session's pending resume, removed as it is read; None when there is
+    none (a symlink or anything but a regular file is removed unread)."""
+    path = os.path.join(state, "resume", session)
+    if not os.path.lexists(path):
+        return None
+    data = b""
+    if os.path.isfile(path) and not os.path.islink(path):
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            data = b""
+    _remove(path)
+    return data.partition(b"\0")[0] or None
+
+
 def clear_all_turns(state: str, message: str) -> str:
     """Removes every turn record (a prompt whose session cannot be told must not
     leave any of them for a later Stop); says so at the end of message when there
@@ -253,6 +307,15 @@ class Payload(Record):
             return {True: "t", False: "f", None: "n"}[value], ""
         text = usable_string(value)
         return ("s", text) if text is not None else ("x", "")
+
+    def first_present(self, *names: str) -> str:
+        """The first of names that the payload has, else the last (Gemini's
+        AfterAgent has prompt_response where a Stop has last_assistant_message;
+        Qwen's typed command is submitted_prompt, its prompt the command's text)."""
+        for name in names[:-1]:
+            if name in self.members:
+                return name
+        return names[-1]
 
     def text(self, name: str) -> tuple[str, bytes]:
         """("s", bytes) for a string (controls allowed) that a file can hold as
@@ -337,12 +400,13 @@ def run_turn_hook(
     argv: Sequence[str],
     console: Console,
     hook: str,
-    body: Callable[[Sequence[str], BinaryIO], None],
+    body: Callable[[Sequence[str], BinaryIO], bytes | None],
 ) -> int:
     """A turn hook's command line (prompt-hook, stop-hook): -h/--help prints its
     usage and --version the version, stdin left unread; else body(argv, stdin)
     runs, and whatever goes wrong there, a prompt or a turn is never blocked:
-    nothing on stdout or stderr, exit 0."""
+    exit 0, nothing on stderr, on stdout only what body returns (the prompt
+    hook's hand-over of a pending resume)."""
     if argv:  # a hook is called bare: only then is texts imported
         from .texts import first_word_answer
 
@@ -350,8 +414,13 @@ def run_turn_hook(
         if answer is not None:
             console.write(answer)
             return 0
-    try:  # noqa: SIM105 (contextlib costs an import)
-        body(argv, sys.stdin.buffer)
+    try:
+        output = body(argv, sys.stdin.buffer)
     except Exception:  # the hook never blocks
-        pass
+        output = None
+    if output:
+        # Stdout full, closed or its reader gone: nothing more, nothing raised.
+        console.write(output)
+        console.flush()
+        console.failed = None
     return 0

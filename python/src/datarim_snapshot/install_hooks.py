@@ -29,18 +29,26 @@ if TYPE_CHECKING:
 
 PROGRAM = "install-hooks"
 FILE_LIMIT = 1048576
-# (event, matcher, hook, timeout): what each event runs.
+# (event, matcher, hook, timeout): what each event runs (Claude Code, Codex and
+# Qwen Code: regex matchers, timeouts in seconds).
 EVENTS = (
     ("SessionStart", "clear|compact|resume|fork", "session-start-hook", 10),
     ("UserPromptSubmit", "", "prompt-hook", 10),
     ("Stop", "", "stop-hook", 30),
 )
-RUNTIMES = ("claude", "codex", "copilot", "opencode")
+RUNTIMES = ("claude", "codex", "gemini", "qwen", "copilot", "opencode")
 OPENCODE_PLUGIN = "opencode/plugin/datarim-snapshots.js"
 # GitHub Copilot CLI's SessionStart and Stop hooks run with this before them:
 # session-start-hook answers in Copilot's form, stop-hook reads the answer from
 # Copilot's OpenTelemetry file (docs/agent-runtimes.md).
 COPILOT_PREFIX = "DATARIM_HOOK_RUNTIME=copilot "
+# Gemini CLI: its matchers are exact strings, so SessionStart has none (the hook
+# itself passes over startup); its timeouts are milliseconds.
+GEMINI_EVENTS = (
+    ("SessionStart", "", "session-start-hook", 10000),
+    ("BeforeAgent", "", "prompt-hook", 10000),
+    ("AfterAgent", "", "stop-hook", 30000),
+)
 BAD_TEMPLATE = "--hook-command must hold {hook} and no control character"
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-")
 
@@ -122,7 +130,14 @@ def _load(data: bytes) -> str:
 class _Splice:
     """The splice of hooks-splice.awk over one file's text."""
 
-    def __init__(self, text: str, commands: list[str], copilot: bool = False) -> None:
+    def __init__(
+        self,
+        text: str,
+        commands: list[str],
+        events: tuple[tuple[str, str, str, int], ...],
+        copilot: bool = False,
+    ) -> None:
+        self.events = events
         self.text = text
         self.commands = commands
         # GitHub Copilot CLI: an event holds its hooks themselves, not groups.
@@ -166,7 +181,7 @@ class _Splice:
         items = [
             '"type": "command"',
             '"command": ' + _json_string(self.commands[e]),
-            f'"timeout": {EVENTS[e][3]}',
+            f'"timeout": {self.events[e][3]}',
         ]
         return self._wrap("{}", items, ind)
 
@@ -174,20 +189,20 @@ class _Splice:
         items = [
             '"type": "command"',
             '"bash": ' + _json_string(self.commands[e]),
-            f'"timeoutSec": {EVENTS[e][3]}',
+            f'"timeoutSec": {self.events[e][3]}',
         ]
         return self._wrap("{}", items, ind)
 
     def _group(self, e: int, ind: str) -> str:
         if self.copilot:
             return self._copilot_hook(e, ind)
-        items = [f'"matcher": {_json_string(EVENTS[e][1])}'] if EVENTS[e][1] else []
+        items = [f'"matcher": {_json_string(self.events[e][1])}'] if self.events[e][1] else []
         handler = self._handler(e, ind + self.step + self.step)
         items.append('"hooks": ' + self._wrap("[]", [handler], ind + self.step))
         return self._wrap("{}", items, ind)
 
     def _event_member(self, e: int, ind: str) -> str:
-        return f'"{EVENTS[e][0]}": ' + self._wrap("[]", [self._group(e, ind + self.step)], ind)
+        return f'"{self.events[e][0]}": ' + self._wrap("[]", [self._group(e, ind + self.step)], ind)
 
     def _hooks_member(self, wanted: list[int], ind: str) -> str:
         members = [self._event_member(e, ind + self.step) for e in wanted]
@@ -221,11 +236,11 @@ class _Splice:
         if hooks is None:
             pos, length, ind, before, _, after = self._place(self.root)
             self.inserts.append((pos, length, before + self._hooks_member([0, 1, 2], ind) + after))
-            return [event for event, _, _, _ in EVENTS]
+            return [event for event, _, _, _ in self.events]
         if hooks.kind != "object":
             raise RefusedError('--file: "hooks" is not an object; left unchanged')
         added, missing = set(), []
-        for e, (event, _, _, _) in enumerate(EVENTS):
+        for e, (event, _, _, _) in enumerate(self.events):
             node = hooks.member(event)
             if node is None:
                 missing.append(e)
@@ -242,7 +257,7 @@ class _Splice:
             members = between.join(self._event_member(e, ind) for e in missing)
             self.inserts.append((pos, length, before + members + after))
             added.update(missing)
-        return [EVENTS[e][0] for e in sorted(added)]
+        return [self.events[e][0] for e in sorted(added)]
 
     def _ours_present(self, e: int, node: _Node) -> bool:
         for _, group in node.members:
@@ -279,7 +294,10 @@ def _json_string(value: str) -> str:
 
 
 def splice(
-    data: bytes | None, commands: list[str], copilot: bool = False
+    data: bytes | None,
+    commands: list[str],
+    events: tuple[tuple[str, str, str, int], ...] = EVENTS,
+    copilot: bool = False,
 ) -> tuple[list[str], bytes]:
     """(events added, the new file) for a file's bytes (None: no file yet).
     Raises UsageError for a command with a control character, RefusedError for
@@ -294,7 +312,7 @@ def splice(
         if utf8_scan(raw, ctl=True, tab_ok=False):
             raise UsageError(BAD_TEMPLATE)
     text = _load(b"{}\n" if data is None else data)
-    work = _Splice(text, commands, copilot)
+    work = _Splice(text, commands, events, copilot)
     added = work.run()
     return added, work.result().encode("utf-8")
 
@@ -340,7 +358,8 @@ def default_file(runtime: str) -> str:
             return home + "/.copilot/settings.json"
         raise UsageError("no --file given, and neither COPILOT_HOME nor HOME is an absolute path")
     if home.startswith("/"):
-        return home + "/.claude/settings.json"
+        folder = {"claude": ".claude", "gemini": ".gemini", "qwen": ".qwen"}[runtime]
+        return f"{home}/{folder}/settings.json"
     raise UsageError("no --file given, and HOME is not an absolute path")
 
 
@@ -357,12 +376,13 @@ def install_hooks(
     from .flags import seconds_env
 
     if runtime not in RUNTIMES:
-        raise UsageError("--runtime must be claude, codex, copilot or opencode")
+        raise UsageError("--runtime must be claude, codex, gemini, qwen, copilot or opencode")
+    events = GEMINI_EVENTS if runtime == "gemini" else EVENTS
     path = file or default_file(runtime)
     template = template or default_template()
     if "{hook}" not in template:
         raise UsageError(BAD_TEMPLATE)
-    commands = [template.replace("{hook}", hook) for _, _, hook, _ in EVENTS]
+    commands = [template.replace("{hook}", hook) for _, _, hook, _ in events]
     copilot = runtime == "copilot"
     if copilot:
         commands[0] = COPILOT_PREFIX + commands[0]
@@ -372,7 +392,7 @@ def install_hooks(
     def merge() -> tuple[list[str], bytes, bool]:
         if runtime == "opencode":
             return _plugin(path, commands)
-        return _merge(path, commands, copilot)
+        return _merge(path, commands, events, copilot)
 
     added, _, _ = merge()
     if not added:
@@ -442,7 +462,12 @@ def _plugin(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
     return [event for event, _, _, _ in EVENTS], content, exists
 
 
-def _merge(path: str, commands: list[str], copilot: bool) -> tuple[list[str], bytes, bool]:
+def _merge(
+    path: str,
+    commands: list[str],
+    events: tuple[tuple[str, str, str, int], ...],
+    copilot: bool = False,
+) -> tuple[list[str], bytes, bool]:
     """The events missing from path, the merged file, and whether path exists."""
     if os.path.islink(path):
         raise RefusedError("--file is a symlink; pass the file it points to")
@@ -456,7 +481,7 @@ def _merge(path: str, commands: list[str], copilot: bool) -> tuple[list[str], by
                 data = handle.read(FILE_LIMIT + 1)
         except OSError:
             raise RefusedError("--file cannot be read") from None
-    added, content = splice(data, commands, copilot)
+    added, content = splice(data, commands, events, copilot)
     return added, content, exists
 
 

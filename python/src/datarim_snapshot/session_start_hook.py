@@ -48,17 +48,19 @@ SOURCES = ("clear", "compact", "resume", "fork")
 FRESH_SECONDS = 1800
 
 
-def parse_payload(data: bytes) -> tuple[str, str] | None:
-    """(source, cwd) of a hook payload, or None unless it is one strict JSON object
-    (load_payload) whose last "source" and "cwd" members are strings without
-    control characters. The same verdicts as scripts/lib/hook-payload.awk."""
+def parse_payload(data: bytes) -> tuple[str, str, str] | None:
+    """(source, cwd, session_id) of a hook payload, or None unless it is one strict
+    JSON object (load_payload) whose last "source" and "cwd" members are strings
+    without control characters; session_id is "" when it is no such string. The
+    same verdicts as scripts/lib/hook-payload.awk."""
     payload = load_payload(data)
     if payload is None:
         return None
     source, cwd = payload.get("source"), payload.get("cwd")
     if not (isinstance(source, str) and isinstance(cwd, str) and usable(source) and usable(cwd)):
         return None
-    return source, cwd
+    session = payload.get("session_id")
+    return source, cwd, session if isinstance(session, str) and usable(session) else ""
 
 
 def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
@@ -72,7 +74,7 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     fields = parse_payload(data)
     if fields is None:
         return None
-    source, cwd = fields
+    source, cwd, session = fields
     copilot = os.environ.get("DATARIM_HOOK_RUNTIME") == "copilot"
     if source not in SOURCES and not (copilot and source == "new"):
         return None
@@ -92,11 +94,28 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
         except UsageError:
             last = last_task(root)
             if last is None:
-                return choice_output(root, budget)
+                return keep_pending(source, session, choice_output(root, budget))
             task = last
     # A legacy document is read no further than the budget can reach: a
     # character is at most 4 bytes, and the cut lands before the last one read.
-    return resume_output("hook", root, task, budget, read_limit=budget * 4 + 8)
+    return keep_pending(
+        source, session, resume_output("hook", root, task, budget, read_limit=budget * 4 + 8)
+    )
+
+
+def keep_pending(source: str, session: str, output: bytes | None) -> bytes | None:
+    """output; after /clear also kept as the session's pending resume for its next
+    prompt hook: Gemini CLI drops a SessionStart hook's context after an
+    interactive /clear, and its BeforeAgent hands it over instead (prompt_hook.py);
+    a UserPromptSubmit (a CLI that took the context) just removes it. Nothing
+    kept without a state directory or a session ID fit to name a file."""
+    if source == "clear" and output:
+        from . import hook_state
+
+        state = hook_state.state_dir()
+        if state is not None and hook_state.session_ok(session):
+            hook_state.write_resume(state, session, output)
+    return output
 
 
 def fresh_task(root: str) -> str | None:

@@ -169,7 +169,7 @@ def read_transcript_answer(field: tuple[str, str]) -> tuple[bytes | None, str]:
     if lines and lines[-1] == b"":
         lines.pop()  # awk reads no record after the last newline
     for line in reversed(lines):
-        if b'"assistant"' not in line:
+        if b'"assistant"' not in line and b'"gemini"' not in line:
             continue
         entry = load_payload(line)
         if entry is None:
@@ -278,8 +278,10 @@ def _otel_text(messages: object) -> bytes | None:
 
 
 def _assistant_parts(entry: dict[str, object]) -> list[object] | None:
-    """The text parts of an assistant entry (Claude Code's or Codex's); None when
-    entry is no assistant entry."""
+    """The text parts of an assistant entry (Claude Code's, Codex's or Gemini
+    CLI's); None when entry is no assistant entry. (Gemini's AfterAgent payload
+    has prompt_response, but 0.61.0 builds it from the streamed chunks joined by
+    blanks, the first one already holding the whole text: not the answer.)"""
     message = entry.get("message")
     if entry.get("type") == "assistant" and isinstance(message, dict):
         content = message.get("content")
@@ -294,16 +296,22 @@ def _assistant_parts(entry: dict[str, object]) -> list[object] | None:
         and payload.get("role") == "assistant"
     ):
         return _parts(payload.get("content"), "output_text")
+    if entry.get("type") == "gemini":
+        content = entry.get("content")
+        return [content] if isinstance(content, str) else _parts(content, "")
     return None
 
 
 def _parts(content: object, want: str) -> list[object]:
+    """The texts of the parts of type want (want "": of every part with a text)."""
     if not isinstance(content, list):
         return []
     return [
         part["text"]
         for part in content
-        if isinstance(part, dict) and part.get("type") == want and isinstance(part.get("text"), str)
+        if isinstance(part, dict)
+        and (want == "" or part.get("type") == want)
+        and isinstance(part.get("text"), str)
     ]
 
 

@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/replay_render.py
+# The one replay renderer (spec §4), shared by the snapshot consumer and
+# the session resume. The bilingual block lives once, in
+# scripts/lib/text/replay-instructions.txt, read by both implementations.
+#
+# Sourcing defines functions only; nothing of the caller's shell changes.
+
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_replay_render=1 && shopt -u expand_aliases; fi
+
+_replay_render_load() {
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/datarim-common.sh
+  . "$dir/datarim-common.sh"
+}
+_replay_render_load
+unset -f _replay_render_load
+
+# replay_render_prompt <recommended-cta> <body> [<out-var>]: prints the
+# replay prompt (or, given <out-var>, stores it there): the CTA line, a blank
+# line, the bilingual block, a blank line, "done before:" and the body
+# exactly as given.
+replay_render_prompt() { dr_call replay_render_prompt_body "$@"; } # with our shell options
+replay_render_prompt_body() {
+  local LC_ALL=C dir block=''
+  dr_lib_dir_into dir
+  IFS= read -r -d '' block <"$dir/text/replay-instructions.txt" || :
+  if [ -n "${3:-}" ]; then
+    printf -v "$3" '%s\n\n%s\ndone before:\n%s' "$1" "$block" "$2"
+  else
+    printf '%s\n\n%s\ndone before:\n%s' "$1" "$block" "$2"
+  fi
+}
+
+[ -z "${_dr_aliases_replay_render-}" ] || shopt -s expand_aliases
+unset _dr_aliases_replay_render

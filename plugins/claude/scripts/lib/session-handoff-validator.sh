@@ -1,0 +1,104 @@
+# shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/session_handoff_validator.py
+# Session-handoff validator (spec §5): may this artefact be trusted?
+# Every block is checked, not only the first.
+#
+#   session_check_file <file> <session-id> <msg-var>   0 valid, 1 missing, 2 malformed
+#   check_session_handoff --session <ID> [--root <dir>] [--validate-frontmatter]
+#   check_session_handoff --self-test
+#
+# Sourcing defines functions only; nothing of the caller's shell changes.
+
+# Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
+# otherwise be built into our functions. Restored at the end of the file.
+if shopt -q expand_aliases; then _dr_aliases_session_handoff_validator=1 && shopt -u expand_aliases; fi
+
+_session_handoff_validator_load() {
+  local dir
+  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  # shellcheck source=scripts/lib/session-handoff-writer.sh
+  . "$dir/session-handoff-writer.sh"
+}
+_session_handoff_validator_load
+unset -f _session_handoff_validator_load
+
+# session_check_file <file> <session-id> <msg-var>: judges one file;
+# <msg-var> gets the first broken rule (empty when valid). <session-id>
+# must already have passed dr_session_id_ok.
+session_check_file() {
+  local LC_ALL=C dir out status=0 file_text file_len file_nul
+  dr_artifact_state "$1" "$3" || return $?
+  dr_read_prefix "$1" 32769 file
+  dr_lib_dir_into dir
+  out=$(DR_SESSION=$2 DR_FILE=$file_text DR_FILE_LEN=$file_len DR_FILE_NUL=$file_nul \
+    LC_ALL=C exec awk -f "$dir/datarim-rules.awk" -f "$dir/frontmatter.awk" -f "$dir/session-format.awk" \
+    -f "$dir/session-validate.awk" </dev/null) || status=$?
+  [ "$status" -eq 0 ] && return 0
+  printf -v "$3" '%s' "${out:-cannot be read}"
+  return 2
+}
+
+# session_resolve <program> <session> <root-or-empty> <out-var>: the
+# artefact's path for a validated session ID; 3 (usage) for a --root that
+# is not a directory, 2 when datarim/sessions is a symlink.
+session_resolve() {
+  local root
+  dr_reader_root "$1" "$3" root || return 3
+  dr_refuse_symlinked "$1" "$root" sessions || return 2
+  printf -v "$4" '%s' "$root/datarim/sessions/$2.session.md"
+}
+
+# check_session_handoff: the validator's command line. 0 valid, 1 missing,
+# 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
+check_session_handoff() { dr_call check_session_handoff_body "$@"; } # with our shell options
+check_session_handoff_body() {
+  local prog=check-session-handoff status=0 finished file msg why
+  # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
+  # shellcheck disable=SC2034
+  local opt_session='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
+  dr_checker_flags "$prog" --session session_self_test finished "$@" || status=$?
+  [ -z "$finished" ] || return "$status"
+  if ! dr_session_id_ok "$opt_session"; then
+    dr_session_id_fault "$opt_session" why
+    dr_err "$prog" "$why"
+    return 3
+  fi
+  session_resolve "$prog" "$opt_session" "$opt_root" file || return $?
+  session_check_file "$file" "$opt_session" msg || status=$?
+  [ "$status" -eq 0 ] || dr_err "$prog" "datarim/sessions/$opt_session.session.md $msg"
+  return "$status"
+}
+
+# session_self_test: writes two blocks, checks, breaks and removes them in a scratch root.
+session_self_test() {
+  local prog=check-session-handoff scratch status=0 msg file id=SESSION-20260101-000000 i
+  scratch=$(mktemp -d 2>/dev/null) || {
+    dr_err "$prog" "self-test: cannot make a scratch directory"
+    return 2
+  }
+  file=$scratch/datarim/sessions/$id.session.md
+  printf 'SELF-0001 | in_progress\n' >"$scratch/tasks.txt"
+  printf '## Layer 1 \342\200\224 Git State\n\n## Layer 5 \342\200\224 Failed Approaches\nnone\n' >"$scratch/body.md"
+  {
+    for i in 1 2; do
+      write_session_handoff --root "$scratch" --session "$id" --captured-by agent \
+        --recommended-next /dr-do --next-action "self-test $i" --active-tasks-file "$scratch/tasks.txt" \
+        --body-file "$scratch/body.md" --captured-at 2026-01-01T00:00:00Z >/dev/null 2>&1 || break
+    done &&
+      session_check_file "$file" "$id" msg &&
+      printf 'x' >>"$file" &&
+      { session_check_file "$file" "$id" msg; [ $? -eq 2 ]; } &&
+      rm -f -- "$file" &&
+      { session_check_file "$file" "$id" msg; [ $? -eq 1 ]; }
+  } || status=2
+  rm -rf -- "$scratch" 2>/dev/null || :
+  if [ "$status" -ne 0 ]; then
+    dr_err "$prog" "self-test failed"
+    return 2
+  fi
+  printf '%s: self-test passed\n' "$prog"
+}
+
+[ -z "${_dr_aliases_session_handoff_validator-}" ] || shopt -s expand_aliases
+unset _dr_aliases_session_handoff_validator

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Port twin: datarim_snapshot/stop_hook.py (a hook script never names the port's language: test_plugin.py)
+# Entry point for the Stop hook of Claude Code and Codex: the hook's JSON
+# payload on stdin; writes the snapshot of a /dr-<stage> turn whose answer
+# ends in a CTA block. Never blocks a turn: prints nothing, exits 0 (a
+# failure goes to the hooks log). See scripts/lib/stop-hook.sh.
+set -euo pipefail
+# Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
+# a backslash or a quote as half of a character (docs/hardening.md). Two
+# statements: under a caller's set -k, `export LC_ALL=C` would export nothing.
+LC_ALL=C
+export LC_ALL
+trap '' PIPE
+case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
+# shellcheck source=scripts/lib/stop-hook.sh
+# A broken installation still reads the payload: the runtime's write must not fail.
+. "$here/../scripts/lib/stop-hook.sh" 2>/dev/null || { cat >/dev/null 2>&1; exit 0; }
+stop_hook "$@" 2>/dev/null || :
+exit 0

@@ -1,0 +1,402 @@
+# shellcheck shell=bash
+# Python twin: python/src/datarim_snapshot/lock.py
+# The mkdir lock protocol every writer holds while it publishes
+# (docs/lock-protocol.md).
+# datarim-common.sh loads this file; sourcing it defines dr_* functions and
+# nothing else, and the second time costs nothing.
+declare -F dr_lock_acquire >/dev/null 2>&1 && return 0
+
+# Aliases off while this file is read (see datarim-common.sh).
+if shopt -q expand_aliases; then _dr_aliases_datarim_lock=1 && shopt -u expand_aliases; fi
+
+# The lock protocol (docs/lock-protocol.md has it step by step):
+# the lock is the directory <lock>, made with mkdir; a writer holds it once it
+# has also created <lock>/owner exclusively (O_EXCL) with its owner record
+#   pid=<pid>\nhost=<host>\nstart=<kernel start time of pid, or empty>\nimpl=<bash|python>\n
+# A waiter may take over a lock that is provably orphaned: a complete record
+# of a dead process on this host (the record is moved aside, re-read and
+# compared before the waiter creates its own owner file), or a lock seen
+# without a complete record for DR_LOCK_ORPHAN_GRACE seconds on end (looks at
+# most that long apart).
+
+# dr_lock_timeout <program> <env-name> <out-var>: the lock timeout in seconds
+# from <env-name> (unset or empty: 60); reports and returns 1 when it is not
+# a whole number.
+dr_lock_timeout() {
+  dr_seconds_env "$2" 60 "$3" && return 0
+  dr_err "$1" "$2 must be a whole number of seconds"
+  return 1
+}
+
+# dr_process_start <pid> <out-var>: the kernel's start time of <pid> (field 22
+# of /proc/<pid>/stat), or empty where /proc is absent. With the pid it tells
+# a live owner from a later process that happens to reuse the number.
+dr_process_start() {
+  local stat out=$2 IFS=' '
+  printf -v "$out" '%s' ''
+  [ -r "/proc/$1/stat" ] || return 0
+  IFS= read -r stat <"/proc/$1/stat" 2>/dev/null || return 0
+  # Fields after "(comm) ": state is field 3, so starttime (22) is the 20th.
+  # shellcheck disable=SC2086
+  set -- ${stat##*) }
+  if [ $# -ge 20 ]; then printf -v "$out" '%s' "${20}"; fi
+}
+
+# dr_host_name <out-var>: the kernel's host name (what Python's gethostname gives).
+dr_host_name() {
+  local name=
+  { IFS= read -r name || :; } 2>/dev/null </proc/sys/kernel/hostname || :
+  printf -v "$1" '%s' "${name:-${HOSTNAME:-}}"
+}
+
+# dr_lock_owner_alive <pid> <start>: 0 when the process may be alive, 1 when
+# it is provably gone (no such pid, a zombie, or the pid now names a process
+# with another start time).
+dr_lock_owner_alive() {
+  local LC_ALL=C stat status=0 IFS=' '
+  if [ -d /proc/self ]; then
+    { IFS= read -r stat; } 2>/dev/null <"/proc/$1/stat" || return 1
+    # shellcheck disable=SC2086
+    set -- "$2" ${stat##*) }
+    [ "$2" != Z ] || return 1
+    [ -z "$1" ] || [ $# -lt 21 ] || [ "$1" = "${21}" ] || return 1
+    return 0
+  fi
+  kill -0 "$1" 2>/dev/null && return 0
+  # kill fails for another user's live process too; ps -p tells (1: no such process).
+  ps -p "$1" >/dev/null 2>&1 || status=$?
+  [ "$status" -ne 1 ]
+}
+
+# dr_lock_read_file <file> <out-var>: a lock file's bytes (at most 512); 1
+# when there is no such file. Anything but a regular file (a FIFO would block
+# the read, a symlink lead elsewhere) is never opened: it reads as "<not a
+# regular file>"; a NUL ends the bytes with "<NUL>". Neither passes for a record.
+dr_lock_read_file() {
+  local LC_ALL=C lock_file_bytes='' nul=0
+  if [ -L "$1" ] || { [ -e "$1" ] && [ ! -f "$1" ]; }; then
+    printf -v "$2" '%s' '<not a regular file>'
+    return 0
+  fi
+  { IFS= read -r -d '' -n 512 lock_file_bytes && nul=1; } 2>/dev/null <"$1" || [ -e "$1" ] || return 1
+  # read stops at a NUL with 0, at the end with 1; 0 after exactly 512 bytes
+  # says nothing of a NUL (and a record is never that long).
+  if [ "$nul" = 1 ] && [ "${#lock_file_bytes}" -lt 512 ]; then lock_file_bytes+=$'\n<NUL>'; fi
+  printf -v "$2" '%s' "$lock_file_bytes"
+}
+
+# dr_lock_is_record <bytes>: 0 when <bytes> is a complete owner record;
+# BASH_REMATCH then holds its pid (1), host (2) and start (3).
+dr_lock_is_record() {
+  local LC_ALL=C re=$'^pid=([123456789][0123456789]{0,9})\nhost=([^\n]*)\nstart=([0123456789]*)\nimpl=[^\n]+\n$'
+  [[ $1 =~ $re ]]
+}
+
+# dr_lock_read_owner <lock> <out-var>: dr_lock_read_file of <lock>/owner.
+dr_lock_read_owner() {
+  dr_lock_read_file "$1/owner" "$2"
+}
+
+# dr_lock_commit <lock> <record>: creates <lock>/owner exclusively. 0 created,
+# 2 not ours: an owner file is already there (a lost race, which a network
+# filesystem may report as EPERM rather than EEXIST) or the lock directory is
+# gone (another host's removal that this host's cached view still hides shows
+# as ENOENT), 1 I/O error: the owner file could not be made, or made but not
+# written (a full disk), and then it is removed again, never left as an empty
+# record.
+dr_lock_commit() {
+  local restore='' opened='' written='' why
+  case $- in *C*) ;; *) restore=1 && set -C ;; esac
+  # 2>/dev/null first, so that a failed redirection prints nothing either.
+  { opened=1 && printf '%s' "$2" >&3 && written=1; } 2>/dev/null 3>"$1/owner" || :
+  [ -z "$restore" ] || set +C
+  [ -n "$written" ] && return 0
+  if [ -n "$opened" ]; then
+    rm -f -- "$1/owner" 2>/dev/null || :
+    return 1
+  fi
+  if [ -e "$1/owner" ] || [ -L "$1/owner" ] || [ ! -d "$1" ]; then return 2; fi
+  # Neither tells why: a second try (in a child, on this rare path) does.
+  why=$(LC_ALL=C && set -C && { printf '%s' "$2" >&3 && echo created; } 2>&1 3>"$1/owner") || :
+  case $why in
+    created) return 0 ;;
+    *'No such file'* | *'not permitted'* | *'existing file'* | *'File exists'*) return 2 ;;
+    *'write error'*) rm -f -- "$1/owner" 2>/dev/null || : ;;
+  esac
+  return 1
+}
+
+# dr_lock_put_back <lock> <aside>: links a moved-aside record back as the
+# owner file (never over one: ln fails when the name is taken), then drops the
+# aside name.
+dr_lock_put_back() {
+  LC_ALL=C ln -- "$2" "$1/owner" 2>/dev/null || :
+  rm -f -- "$2" 2>/dev/null || :
+}
+
+# dr_lock_take_over <lock> <record> <seen>: moves the owner file aside,
+# and if it still holds <seen> deletes it and commits <record>; otherwise puts
+# it back. 0 when the lock is now ours, 1 when it is not, 5 when our owner
+# file could not be written (dr_lock_commit's I/O error).
+dr_lock_take_over() {
+  local LC_ALL=C aside moved=
+  aside=$1/owner.aside.${BASHPID:-$$}.$RANDOM
+  mv -f -- "$1/owner" "$aside" 2>/dev/null || return 1
+  dr_lock_read_file "$aside" moved || :
+  if [ "$moved" != "$3" ]; then
+    # Not the record we judged: a live writer's. Give it back.
+    dr_lock_put_back "$1" "$aside"
+    return 1
+  fi
+  rm -rf -- "$aside" 2>/dev/null || :
+  dr_lock_claim "$1" "$2"
+}
+
+# dr_lock_claim <lock> <record>: dr_lock_commit on a lock found orphaned; 0
+# ours, 1 not ours (another waiter was first), 5 I/O error.
+dr_lock_claim() {
+  local status=0
+  dr_lock_commit "$1" "$2" || status=$?
+  case $status in 0) return 0 ;; 2) return 1 ;; *) return 5 ;; esac
+}
+
+# dr_lock_restore_asides <lock> <host>: a lock without an owner file may hold
+# a record a waiter moved aside and did not put back (killed, or paused, in
+# step 5 of the protocol). A complete record of a process that may be alive
+# (or of another host) goes back as the owner; anything else is dropped.
+# Returns 0 when it put a record back.
+dr_lock_restore_asides() {
+  local LC_ALL=C aside record restored=1
+  for aside in "$1"/owner.aside.*; do
+    [ -e "$aside" ] || [ -L "$aside" ] || continue
+    record=
+    dr_lock_read_file "$aside" record || continue
+    if dr_lock_is_record "$record" && { [ "${BASH_REMATCH[2]}" != "$2" ] || [ -z "$2" ] ||
+      dr_lock_owner_alive "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}"; }; then
+      dr_lock_put_back "$1" "$aside"
+      restored=0
+    else
+      rm -rf -- "$aside" 2>/dev/null || :
+    fi
+  done
+  return "$restored"
+}
+
+# dr_lock_recover <lock> <record> <watch-var>: one look at a lock we could not
+# make; 0 when it was orphaned and is now ours, 5 when it was and our owner
+# file could not be written, 1 otherwise. <watch-var> carries what the
+# earlier looks saw, from one call to the next, as "<polls> <since> <last>
+# <seen>": how many polls in a row saw the same incomplete state <seen>
+# (empty: none is being watched), and the dr_lock_clock at the first of them
+# and at the latest. Start it as "0 0 0 ".
+dr_lock_recover() {
+  local LC_ALL=C DR_LOCK_ORPHAN_GRACE=2 seen host watch=${!3} polls since last watched now grace_us
+  polls=${watch%% *}
+  watch=${watch#* }
+  since=${watch%% *}
+  watch=${watch#* }
+  last=${watch%% *}
+  watched=${watch#* }
+  dr_host_name host
+  if dr_lock_read_owner "$1" seen; then
+    if dr_lock_is_record "$seen"; then
+      printf -v "$3" '%s' '0 0 0 '
+      # Another host's writer (shared filesystem) or a live one: only wait.
+      [ -n "$host" ] && [ "${BASH_REMATCH[2]}" = "$host" ] || return 1
+      dr_lock_owner_alive "${BASH_REMATCH[1]}" "${BASH_REMATCH[3]}" && return 1
+      dr_lock_take_over "$1" "$2" "$seen"
+      return
+    fi
+    seen="file:$seen"
+  else
+    # A live writer's record moved aside by a waiter that died or stalled
+    # there: put it back rather than count an ownerless lock.
+    if dr_lock_restore_asides "$1" "$host"; then
+      printf -v "$3" '%s' '0 0 0 '
+      return 1
+    fi
+    seen=missing
+  fi
+  # No complete record: a writer between mkdir and its owner file, or one
+  # killed there. Count the polls (and the clock, when polls run slow) that
+  # saw the very same state on end. A look more than the grace after the one
+  # before (this waiter was stopped or starved meanwhile) saw nothing of the
+  # gap, where a live writer's record may have stood all along: it starts the
+  # watch again. Looks a second apart (a sleep that takes whole seconds) go on.
+  dr_lock_clock now
+  grace_us=$((DR_LOCK_ORPHAN_GRACE * 1000000))
+  if [ "$seen" != "$watched" ] || [ $((now - last)) -gt "$grace_us" ]; then
+    printf -v "$3" '0 %s %s %s' "$now" "$now" "$seen"
+    return 1
+  fi
+  polls=$((polls + 1))
+  printf -v "$3" '%s %s %s %s' "$polls" "$since" "$now" "$seen"
+  [ "$polls" -ge $((DR_LOCK_ORPHAN_GRACE * 50)) ] || [ $((now - since)) -gt "$grace_us" ] || return 1
+  printf -v "$3" '%s' '0 0 0 '
+  if [ "$seen" = missing ]; then
+    dr_lock_claim "$1" "$2"
+  else
+    dr_lock_take_over "$1" "$2" "${seen#file:}"
+  fi
+}
+
+# dr_lock_clock <out-var>: the time in microseconds, by which a waiter times
+# its looks: bash 5's EPOCHREALTIME, else SECONDS in whole seconds (so
+# "more than N seconds" by it is more than N seconds indeed: it tells every
+# span late, never early).
+dr_lock_clock() {
+  local realtime=''
+  if [ "${BASH_VERSINFO[0]}" -ge 5 ]; then
+    realtime=${EPOCHREALTIME:-}
+  fi
+  if [ -n "$realtime" ]; then
+    printf -v "$1" '%s' "${realtime//[.,]/}"
+  else
+    printf -v "$1" '%s' "$((SECONDS * 1000000))"
+  fi
+}
+
+# dr_lock_path_ok <program> <lock-dir>: 1 after reporting a lock path we must
+# never wait for: a symlink or a file that is no lock, or no lock at all in a
+# directory we may not create it in (not writable, or not searchable). (Each
+# test names a kind, so a lock released meanwhile is no match; when the
+# directory is writable, the holder just released it.) The write asks after
+# a failed mkdir, a dry run before any.
+dr_lock_path_ok() {
+  if [ -L "$2" ] || [ -f "$2" ] || [ -p "$2" ] || [ -S "$2" ] || [ -b "$2" ] || [ -c "$2" ]; then
+    dr_err "$1" "lock ${2##*/} is a symlink or not a directory; remove it"
+    return 1
+  fi
+  if [ ! -d "$2" ] && { [ ! -w "${2%/*}" ] || [ ! -x "${2%/*}" ]; }; then
+    dr_err "$1" "cannot create lock ${2##*/}"
+    return 1
+  fi
+}
+
+# dr_lock_acquire <program> <lock-dir> <timeout-seconds> [<recovered-var>]:
+# takes the lock, polling every 20 to 270 ms (backing off, with jitter); 0
+# held, 1 cannot lock, 3 timed out. A live writer's lock is never broken; an
+# orphaned one is taken over (see above), and then <recovered-var> is set to 1.
+dr_lock_acquire() {
+  local status=0 dr_lock_nap_fd=''
+  [ -z "${4:-}" ] || printf -v "$4" '%s' ''
+  dr_lock_wait "$@" || status=$?
+  # A descriptor only bash 4.1 and later opened (dr_lock_nap).
+  if [ "${dr_lock_nap_fd:--}" != - ] && [ "${BASH_VERSINFO[0]}" -ge 4 ]; then
+    exec {dr_lock_nap_fd}<&-
+  fi
+  return "$status"
+}
+
+# dr_lock_nap <ms>: waits <ms> milliseconds (20 to 999). Bash 4.1 and later
+# read with that timeout from a private FIFO nobody writes to (opened at the
+# first nap of a wait into dr_lock_acquire's dr_lock_nap_fd, its name removed
+# at once): no fork a poll. Elsewhere `sleep 0.02` (or `sleep 1` where sleep
+# takes whole seconds).
+dr_lock_nap() {
+  local fifo
+  if [ -z "$dr_lock_nap_fd" ]; then
+    dr_lock_nap_fd=-
+    if [ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 1 ]; }; then
+      fifo=${TMPDIR:-/tmp}/.datarim-nap.${BASHPID:-$$}.$RANDOM
+      if LC_ALL=C mkfifo -m 600 -- "$fifo" 2>/dev/null; then
+        { exec {dr_lock_nap_fd}<>"$fifo"; } 2>/dev/null || dr_lock_nap_fd=-
+        rm -f -- "$fifo" 2>/dev/null || :
+      fi
+    fi
+  fi
+  if [ "$dr_lock_nap_fd" = - ]; then
+    sleep 0.02 2>/dev/null || sleep 1
+  else
+    read -r -t "0.$(($1 / 100))$(($1 / 10 % 10))$(($1 % 10))" -u "$dr_lock_nap_fd" 2>/dev/null || :
+  fi
+}
+
+# dr_lock_wait: dr_lock_acquire's loop.
+dr_lock_wait() {
+  local prog=$1 lock=$2 tries pid start host record status mkdir_error began now lost=0 spread=0
+  # shellcheck disable=SC2034 # dr_lock_recover reads and sets it by name
+  local lock_watch='0 0 0 '
+  tries=$(($3 * 50))
+  dr_lock_clock began
+  pid=${BASHPID:-$$}
+  dr_process_start "$pid" start
+  dr_host_name host
+  record="pid=$pid"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n'
+  while :; do
+    # When mkdir fails, a second one says why: "File exists" (a lock is
+    # there: wait, or refuse what is no lock) or any other failure (a full
+    # disk, a read-only one), which is final at once, as Python's OSError is.
+    # A lock already there is seen without a fork: bash loses a Ctrl-C that
+    # lands between a child's fork and its exec (it waits for the child, which
+    # exits 1 as if it had handled the signal), and a contended poll would
+    # fork a short child 50 times a second.
+    mkdir_error=
+    if [ -d "$lock" ] && [ ! -L "$lock" ]; then
+      mkdir_error='File exists'
+    fi
+    if [ -z "$mkdir_error" ] && { LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null ||
+      mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1); }; then
+      status=0
+      dr_lock_commit "$lock" "$record" || status=$?
+      [ "$status" -eq 0 ] && return 0
+      if [ "$status" -eq 1 ]; then
+        rmdir -- "$lock" 2>/dev/null || :
+        dr_err "$prog" "cannot record the owner of lock ${lock##*/}"
+        return 1
+      fi
+      # 2: a waiter took our fresh lock over before we wrote the owner (we
+      # stalled for the grace period); it is theirs now.
+    elif ! dr_lock_path_ok "$prog" "$lock"; then
+      return 1
+    elif [ "${mkdir_error#*File exists}" = "$mkdir_error" ]; then
+      # EPERM is how a network filesystem (sshfs) may report a mkdir another
+      # writer won: look again, a few times in a row, before calling it final.
+      if [ "${mkdir_error#*not permitted}" = "$mkdir_error" ] || [ "$lost" -ge 3 ]; then
+        dr_err "$prog" "cannot create lock ${lock##*/}"
+        return 1
+      fi
+      lost=$((lost + 1))
+    else
+      lost=0
+      status=0
+      dr_lock_recover "$lock" "$record" lock_watch || status=$?
+      if [ "$status" -eq 0 ]; then
+        [ -z "${4:-}" ] || printf -v "$4" '%s' 1
+        return 0
+      fi
+      if [ "$status" -eq 5 ]; then
+        rmdir -- "$lock" 2>/dev/null || :
+        dr_err "$prog" "cannot record the owner of lock ${lock##*/}"
+        return 1
+      fi
+    fi
+    # Polls at least 20 ms apart, so 50 of them take a second or more; the
+    # clock besides, when polls run slow (a loaded machine). The clock that
+    # times the orphan grace, so that a timeout shorter than the grace always
+    # comes first (whole SECONDS could run a 1 s wait past the 2 s grace).
+    dr_lock_clock now
+    if [ "$tries" -le 0 ] || [ $((now - began)) -gt $(($3 * 1000000)) ]; then
+      dr_err "$prog" "lock busy: another writer holds ${lock##*/} (waited $3 s); retry later"
+      return 3
+    fi
+    tries=$((tries - 1))
+    # 20 ms plus a random part up to a spread that about doubles with each
+    # poll to 250 ms: a waiter costs little CPU, and many waiters spread their
+    # polls over time rather than all retry at once (64 writers on one task
+    # polling more often spent more CPU on their polls than on their writes).
+    dr_lock_nap $((20 + RANDOM % (spread + 1)))
+    spread=$((spread * 2 + 10))
+    [ "$spread" -le 250 ] || spread=250
+  done
+}
+
+# dr_lock_release <lock-dir>: removes the lock with whatever is in it. Tries
+# again when a waiter that had moved our owner file aside puts it back meanwhile.
+dr_lock_release() {
+  LC_ALL=C rm -rf -- "$1" 2>/dev/null || LC_ALL=C rm -rf -- "$1" 2>/dev/null ||
+    LC_ALL=C rm -rf -- "$1" 2>/dev/null || :
+}
+
+[ -z "${_dr_aliases_datarim_lock-}" ] || shopt -s expand_aliases
+unset _dr_aliases_datarim_lock

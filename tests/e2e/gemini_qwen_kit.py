@@ -1,0 +1,268 @@
+"""Gemini CLI and Qwen Code in the end-to-end suite (docs/e2e.md, issue 22):
+their Agent classes, kept apart from e2ekit.py's Claude Code and Codex.
+
+Gemini CLI speaks generateContent to GOOGLE_GEMINI_BASE_URL, Qwen Code OpenAI
+chat completions to its provider's baseUrl: both the fake model API. Their
+hooks come from this repository's extension and plugin as an operator
+installs them (`gemini extensions install plugins/gemini`, `qwen extensions
+install <marketplace>:datarim-snapshots`), or from install-hooks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from e2ekit import NODE_BIN, PYTHON_BIN, TASK, Agent, Run, Sandbox, clean_copy
+from fake_model_api import Request
+
+# Gemini: an explicit model, so that no "auto" router asks the model to
+# classify each prompt first; API-key auth (a base URL without it selects a
+# gateway that headless mode refuses); no usage statistics or update checks.
+GEMINI_MODEL = "gemini-2.5-flash"
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+}
+# The framework's /dr-plan for Gemini: a custom command. Gemini hands the hooks
+# its expanded text, never the typed command, so the text begins with the
+# command line itself (docs/agent-runtimes.md, "Gemini CLI").
+GEMINI_COMMAND = (
+    'description = "Plan a datarim task"\n'
+    'prompt = """/dr-plan {{args}}\n\nPlan the task and end with the CTA block."""\n'
+)
+
+QWEN_MODEL = "gpt-fake"
+# Qwen: the fake as an OpenAI-compatible provider.
+QWEN_SETTINGS = {
+    "security": {"auth": {"selectedType": "openai"}},
+    "model": {"name": QWEN_MODEL},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "general": {"disableAutoUpdate": True},
+}
+QWEN_COMMAND = "Plan the task {{args}} and end with the CTA block.\n"
+
+
+class Gemini(Agent):
+    name = "gemini"
+    stage_prompt = f"/dr-plan {TASK}"
+    command_text = "Plan the task and end with the CTA block."
+
+    def __init__(self, box: Sandbox) -> None:
+        super().__init__(box)
+        config = box.home / ".gemini"
+        (config / "commands").mkdir(parents=True)
+        (config / "settings.json").write_text(json.dumps(GEMINI_SETTINGS, indent=2))
+        (config / "commands" / "dr-plan.toml").write_text(GEMINI_COMMAND)
+
+    def install_hooks(self, impl: str) -> None:
+        """bash: the repository's extension (its hooks are the bash scripts);
+        python: the Python port's install-hooks into ~/.gemini/settings.json."""
+        if impl == "bash":
+            source = clean_copy(self.box.root / "checkout")
+            extension = source / "plugins" / "gemini"
+            run = self.gemini("extensions", "install", str(extension), "--consent")
+            assert 'Extension "datarim-snapshots" installed successfully' in run.stdout + run.stderr
+            # 0.61.0's extension commands log the install to Google's usage
+            # statistics whatever privacy.usageStatisticsEnabled says (their
+            # telemetry config is built without it): the proxy refused it.
+            # Only that is excused; the turns below must reach nothing.
+            tried = {f"{r.method} {r.path}" for r in self.box.api.stray}
+            assert tried <= {"CONNECT play.googleapis.com:443"}, tried
+            self.box.api.stray.clear()
+            return
+        done = subprocess.run(
+            [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "gemini"],
+            env={**self.box.env(), **self.cli_env()}, capture_output=True, text=True, timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(
+            "install-hooks: added the SessionStart, BeforeAgent and AfterAgent hooks"
+        ), done.stdout
+
+    def cli_env(self) -> dict[str, str]:
+        return {
+            "GEMINI_API_KEY": "fake",
+            "GOOGLE_GEMINI_BASE_URL": self.box.api.url,
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        }
+
+    def delivered(self, answer: str) -> str:
+        # The stop hook reads the answer from Gemini's session JSONL (see
+        # transcript-tail.awk), which drops its final newline (0.61.0).
+        return answer.rstrip("\n")
+
+    def hook_context(self, request: Request) -> list[str]:
+        # 0.61.0: "<hook_context>…</hook_context>" in a text part of the user
+        # turn (SessionStart's before the prompt, BeforeAgent's a part of its own).
+        out = []
+        for text in self.context_of(request):
+            while "<hook_context>" in text:
+                text = text.split("<hook_context>", 1)[1]
+                out.append(text.split("</hook_context>", 1)[0])
+        return out
+
+    def gemini(self, *args: str) -> Run:
+        return self.box.run([str(NODE_BIN / "gemini"), *args], self.cli_env())
+
+    def turn(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.gemini("-m", GEMINI_MODEL, "-p", prompt)
+
+    def resume(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.gemini("-m", GEMINI_MODEL, "--resume", "latest", "-p", prompt)
+
+    def clear_then(self, prompt: str, reply: str) -> list[Request]:
+        """The interactive CLI on a terminal: `/clear`, then `prompt`; the model
+        requests of that prompt."""
+        self.box.api.reply = reply
+        pending = self.box.home / ".local" / "state" / "datarim" / "resume"
+        with Terminal([str(NODE_BIN / "gemini"), "-m", GEMINI_MODEL],
+                      {**self.box.env(), **self.cli_env(), "TERM": "xterm-256color"},
+                      self.box.ws) as term:
+            # 0.61.0 on this terminal draws its banner, then takes input without
+            # drawing the prompt box: a moment after the banner, it listens.
+            term.wait_for(lambda: "Tips for getting started" in term.screen(), "the banner")
+            time.sleep(3)
+            term.type("/clear")
+            # SessionStart(clear) keeps the resume for the next BeforeAgent.
+            term.wait_for(lambda: pending.is_dir() and any(pending.iterdir()),
+                          "the pending resume of /clear")
+            time.sleep(1)  # the screen redrawn after /clear
+            before = len(self.box.api.model_requests())
+            term.type(prompt)
+            term.wait_for(lambda: len(self.box.api.model_requests()) > before, "a model request")
+            return self.box.api.model_requests()[before:]
+
+
+_CONTROL_SEQUENCE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[@-Z\\-_])")
+# A terminal step is quick; the bound only turns a hang into a failure.
+TERMINAL_TIMEOUT = 60
+
+
+class Terminal:
+    """A CLI on a pseudo-terminal, typed into as an operator types."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.argv, self.env, self.cwd = argv, env, cwd
+        self.output = b""
+        self.pid = -1
+        self.fd = -1
+
+    def __enter__(self) -> Terminal:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the CLI
+            try:
+                os.chdir(self.cwd)
+                os.execve(self.argv[0], self.argv, self.env)
+            finally:
+                os._exit(127)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, 9)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+    def screen(self) -> str:
+        """What the CLI wrote so far, without its terminal control sequences."""
+        self._read(0.0)
+        return _CONTROL_SEQUENCE.sub("", self.output.decode("utf-8", "replace"))
+
+    def _read(self, wait: float) -> None:
+        ready, _, _ = select.select([self.fd], [], [], wait)
+        if ready:
+            with contextlib.suppress(OSError):  # the CLI has gone
+                self.output += os.read(self.fd, 65536)
+
+    def type(self, line: str) -> None:
+        os.write(self.fd, line.encode())
+        time.sleep(0.5)  # the prompt box takes the text before the Enter
+        os.write(self.fd, b"\r")
+
+    def wait_for(self, done: object, what: str) -> None:
+        assert callable(done)
+        end = time.monotonic() + TERMINAL_TIMEOUT
+        while not done():
+            if time.monotonic() > end:
+                screen = self.screen()[-3000:]
+                pytest.fail(f"no {what} within {TERMINAL_TIMEOUT} s; the screen:\n{screen}")
+            self._read(0.2)
+
+
+class Qwen(Agent):
+    name = "qwen"
+    stage_prompt = f"/dr-plan {TASK}"
+    command_text = f"Plan the task {TASK} and end with the CTA block."
+
+    def __init__(self, box: Sandbox) -> None:
+        super().__init__(box)
+        config = box.home / ".qwen"
+        (config / "commands").mkdir(parents=True)
+        settings = {
+            **QWEN_SETTINGS,
+            "modelProviders": {"openai": [{
+                "id": QWEN_MODEL, "name": "fake model API", "envKey": "OPENAI_API_KEY",
+                "baseUrl": f"{box.api.url}/v1",
+            }]},
+        }
+        (config / "settings.json").write_text(json.dumps(settings, indent=2))
+        (config / "commands" / "dr-plan.md").write_text(QWEN_COMMAND)
+
+    def install_hooks(self, impl: str) -> None:
+        """bash: the Claude Code plugin through Qwen's extension converter;
+        python: the Python port's install-hooks into ~/.qwen/settings.json."""
+        if impl == "bash":
+            source = clean_copy(self.box.root / "checkout")
+            run = self.qwen("extensions", "install", f"{source}:datarim-snapshots", "--consent")
+            assert "datarim-snapshots" in run.stdout + run.stderr, str(run)
+            return
+        done = subprocess.run(
+            [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "qwen"],
+            env={**self.box.env(), **self.cli_env()}, capture_output=True, text=True, timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(
+            "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
+        ), done.stdout
+
+    def cli_env(self) -> dict[str, str]:
+        return {"OPENAI_API_KEY": "fake"}
+
+    def hook_context(self, request: Request) -> list[str]:
+        # 0.24.4: SessionStart's additionalContext arrives as a message of its own.
+        body = request.body if isinstance(request.body, dict) else {}
+        return [message["content"] for message in body.get("messages", [])
+                if isinstance(message, dict) and isinstance(message.get("content"), str)]
+
+    def qwen(self, *args: str) -> Run:
+        return self.box.run([str(NODE_BIN / "qwen"), *args], self.cli_env())
+
+    def turn(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.qwen("-p", prompt)
+
+    def resume(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.qwen("-c", "-p", prompt)
+
+
+def the_cli_version(agent: Agent) -> str:
+    run = agent.box.run([str(NODE_BIN / agent.name), "--version"], agent.cli_env())
+    return run.stdout.strip()
+
+
+
