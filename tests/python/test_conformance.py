@@ -15,6 +15,8 @@ from conformance import (
     REPO,
     Case,
     Implementation,
+    Outcome,
+    Suite,
     command_runner,
     convert_suites,
     corpus_problems,
@@ -26,6 +28,7 @@ from conformance import (
     load_cases,
     load_suites,
     mismatches,
+    override_problems,
     python_command_runner,
     python_inprocess_runner,
     run_case,
@@ -54,11 +57,14 @@ def _check(case: Case, impl: str, problems: list[str]) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_python_command(case: Case) -> None:
-    _check(case, "python", mismatches(case, run_case(case, python_command_runner())))
+    """python.map's command: its overrides (expect/<entry>.python) where it has any."""
+    outcome = run_case(case, python_command_runner())
+    _check(case, "python", mismatches(case, outcome, "python"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_python_api(case: Case) -> None:
+    """cli.main in this process: the shared expectations, byte for byte the bash ones."""
     _check(case, "python", mismatches(case, run_case(case, python_inprocess_runner())))
 
 
@@ -181,7 +187,63 @@ def test_the_python_runner_runs_the_bash_mapping_as_bats_does() -> None:
     """bash.map through this runner (as bless.py runs it): a spread of cases passes."""
     runner = command_runner(implementation("bash"))
     for case in sample_cases(CASES, 2):
-        assert mismatches(case, run_case(case, runner)) == [], case.id
+        assert mismatches(case, run_case(case, runner), "bash") == [], case.id
+
+
+# Where an implementation differs on purpose (README): expect/<entry>.<impl> replaces
+# expect/<entry> for that implementation run through its mapping, in both runners.
+
+
+def _case_with(path: Path, files: dict[str, str]) -> Case:
+    (path / "expect").mkdir(parents=True)
+    (path / "args").write_text("--help\n")
+    for name, text in {"exit": "2\n", "tree": "", **files}.items():
+        (path / "expect" / name).write_text(text)
+    return Case(Suite("write", "write"), path.name, path)
+
+
+def test_an_override_is_used_for_its_implementation_only(tmp_path: Path) -> None:
+    case = _case_with(
+        tmp_path / "usage-help",
+        {"stdout": "Usage: w\n", "exit.python": "0\n", "stdout.python": "Usage: d w\n"},
+    )
+    cli_run = Outcome(0, b"Usage: d w\n", b"", "")
+    script_run = Outcome(2, b"Usage: w\n", b"", "")
+    assert mismatches(case, cli_run, "python") == []
+    assert mismatches(case, script_run, "bash") == []
+    assert mismatches(case, script_run) == []  # the API run: no implementation's overrides
+    assert len(mismatches(case, cli_run)) == len(mismatches(case, script_run, "python")) == 2
+    # The bats runner picks the same files.
+    script = 'conformance_expected "$1" "$2" p; printf "%s\\n" "${p##*/}"'
+    for impl, entry, name in [
+        ("python", "exit", "exit.python"),
+        ("python", "stdout", "stdout.python"),
+        ("python", "stderr", "stderr"),
+        ("bash", "exit", "exit"),
+        ("bash", "stdout", "stdout"),
+    ]:
+        env = {"CONFORMANCE_IMPL": impl}
+        assert _bash_runner(script, str(case.path), entry, env=env).decode() == name + "\n"
+
+
+def test_an_override_must_differ_from_what_it_replaces(tmp_path: Path) -> None:
+    case = _case_with(
+        tmp_path / "c",
+        {"stdout": "x\n", "exit.python": "2\n", "stdout.python": "x\n", "stderr.python": ""},
+    )
+    assert override_problems(case, {"bash", "python"}) == [
+        "write/c: expect/exit.python is redundant: same as expect/exit",
+        "write/c: expect/stderr.python is redundant: same as expect/stderr",
+        "write/c: expect/stdout.python is redundant: same as expect/stdout",
+    ]
+    (case.path / "expect" / "exit.python").write_text("256\n")
+    (case.path / "expect" / "stdout.other").write_text("y\n")
+    assert override_problems(case, {"bash", "python"}) == [
+        "write/c: expect/exit.python is no exit status (0-255)",
+        "write/c: expect/stderr.python is redundant: same as expect/stderr",
+        "write/c: expect/stdout.other: no impl/other.map",
+        "write/c: expect/stdout.python is redundant: same as expect/stdout",
+    ]
 
 
 def test_old_form_suites_convert_to_a_logical_command(tmp_path: Path) -> None:
