@@ -4,6 +4,7 @@ API), the corpus itself, and the two runners held to one contract."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,7 @@ from conformance import (
     python_inprocess_runner,
     run_case,
     sample_cases,
+    write_overrides,
 )
 
 CASES = load_cases()
@@ -244,6 +246,56 @@ def test_an_override_must_differ_from_what_it_replaces(tmp_path: Path) -> None:
         "write/c: expect/stdout.other: no impl/other.map",
         "write/c: expect/stdout.python is redundant: same as expect/stdout",
     ]
+
+
+def test_the_python_command_answers_help_in_the_cli_convention() -> None:
+    """Every subcommand's -h/--help case: the shared expectation is the script's usage (and
+    its exit code); the Python command's override is the same text naming
+    `datarim-snapshot <subcommand>`, exit 0; no other case has an override."""
+    with_override, asking_help = set(), set()
+    for case in CASES:
+        expect = case.path / "expect"
+        if any((expect / f"{entry}.python").exists() for entry in ("exit", "stdout", "stderr")):
+            with_override.add(case.id)
+        args = (case.path / "args").read_text().split("\n")
+        if args[0] not in ("-h", "--help"):
+            continue
+        asking_help.add(case.id)
+        stdout = (expect / "stdout.python").read_bytes()
+        assert stdout.startswith(b"Usage: datarim-snapshot %s " % case.suite.command.encode())
+        want_exit = (
+            (expect / "exit.python") if (expect / "exit.python").exists() else expect / "exit"
+        )
+        assert want_exit.read_text() == "0\n"
+        assert (expect / "stdout").read_bytes().partition(b"\n\n")[2] == (
+            stdout.partition(b"\n\n")[2]
+        )
+    assert with_override == asking_help
+    assert {case.split("/")[0] for case in asking_help} == {
+        suite.name for suite in load_suites()
+    }  # every subcommand the corpus has a suite for
+
+
+def test_bless_writes_the_overrides_of_an_implementation_only_where_they_differ(
+    tmp_path: Path,
+) -> None:
+    """bless.py --override python: what write_overrides records for write/usage-help from
+    the Python command is the corpus's override; from bash, nothing (and it removes them)."""
+    source = next(case for case in CASES if case.id == "write/usage-help")
+    shutil.copytree(source.path, tmp_path / "usage-help")
+    case = Case(source.suite, source.name, tmp_path / "usage-help")
+    expect = case.path / "expect"
+    for name in ("exit.python", "stdout.python"):
+        (expect / name).unlink()
+    python = run_case(case, python_command_runner())
+    assert write_overrides(case, python, "python") == ["exit.python", "stdout.python"]
+    for name in ("exit.python", "stdout.python"):
+        assert (expect / name).read_bytes() == (source.path / "expect" / name).read_bytes()
+    assert (
+        write_overrides(case, run_case(case, command_runner(implementation("bash"))), "python")
+        == []
+    )
+    assert sorted(path.name for path in expect.iterdir()) == ["exit", "stdout", "tree"]
 
 
 def test_old_form_suites_convert_to_a_logical_command(tmp_path: Path) -> None:
