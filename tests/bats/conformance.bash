@@ -211,11 +211,21 @@ conformance_case() {
   conformance_compare "$case" "$sandbox" "$status" "$tmp"
 }
 
+# conformance_expected <case> <entry> <out-var>: the path of expect/<entry>, or of
+# expect/<entry>.<impl> where the case has one for this implementation (exit, stdout
+# and stderr only; README "Where an implementation differs on purpose").
+conformance_expected() {
+  local expected=$1/expect/$2
+  if [ -f "$expected.$CONFORMANCE_IMPL_NAME" ]; then expected=$expected.$CONFORMANCE_IMPL_NAME; fi
+  printf -v "$3" '%s' "$expected"
+}
+
 # conformance_compare <case> <sandbox> <exit> <tmp>: reports every mismatch.
 conformance_compare() {
-  local case=$1 sandbox=$2 got=$3 tmp=$4 want stream failed=0 rel LC_ALL=C
+  local case=$1 sandbox=$2 got=$3 tmp=$4 want stream failed=0 rel path LC_ALL=C
   local -a seen=()
-  conformance_one_line "$case/expect/exit" want
+  conformance_expected "$case" exit path
+  conformance_one_line "$path" want
   if [ "$got" != "$want" ]; then
     echo "exit $got, want $want"
     failed=1
@@ -225,7 +235,8 @@ conformance_compare() {
     seen=("${PIECES[@]//$sandbox\/ws/\{ROOT\}}")
     seen=("${seen[@]//$sandbox/\{SANDBOX\}}")
     seen=("${seen[@]//$case/\{CASE\}}")
-    if ! conformance_same_as "$case/expect/$stream" "${seen[@]}"; then
+    conformance_expected "$case" "$stream" path
+    if ! conformance_same_as "$path" "${seen[@]}"; then
       printf '%s differs; got (a NUL shown as \\0):\n' "$stream"
       printf '%s' "${seen[0]}"
       if [ "${#seen[@]}" -gt 1 ]; then printf '\\0%s' "${seen[@]:1}"; fi

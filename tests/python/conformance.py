@@ -45,6 +45,9 @@ CASE_ENTRIES = {
     "ignore",
 }
 EXPECT_ENTRIES = {"exit", "stdout", "stderr", "files", "tree"}
+# expect/<entry>.<impl>: what one implementation, run through its mapping, must give
+# instead of expect/<entry> (README "Where an implementation differs on purpose").
+OVERRIDABLE = ("exit", "stdout", "stderr")
 NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 RUN_TIMEOUT = 60
@@ -249,7 +252,7 @@ def corpus_problems() -> list[str]:
         if case.id.lower() in case_names:
             problems.append(f"{case.id}: duplicate name")
         case_names.add(case.id.lower())
-        problems += _case_problems(case)
+        problems += case_problems(case, {impl.name for impl in maps})
     problems += [f"{path}: empty directory (git keeps none)" for path in empty_directories()]
     known = {f"{impl.name} {case_id}" for impl in maps for case_id in case_names}
     for line in sorted(known_failures() - known):
@@ -266,8 +269,42 @@ def empty_directories() -> list[str]:
     ]
 
 
-def _case_problems(case: Case) -> list[str]:
+def expected(case: Case, entry: str, impl: str | None = None) -> Path:
+    """expect/<entry>, or expect/<entry>.<impl> where the case has one for impl."""
+    expect = case.path / "expect"
+    if impl is not None and entry in OVERRIDABLE and (expect / f"{entry}.{impl}").is_file():
+        return expect / f"{entry}.{impl}"
+    return expect / entry
+
+
+def override_problems(case: Case, impls: set[str]) -> list[str]:
+    """An override names a known entry and implementation and differs from the shared
+    expectation it replaces: one that says the same is redundant."""
     problems = []
+    expect = case.path / "expect"
+    for path in sorted(expect.iterdir()) if expect.is_dir() else []:
+        entry, dot, impl = path.name.partition(".")
+        if not dot or entry not in OVERRIDABLE:
+            continue
+        if impl not in impls:
+            problems.append(f"{case.id}: expect/{path.name}: no impl/{impl}.map")
+        elif entry == "exit":
+            if not EXIT_STATUS.fullmatch(path.read_text()):
+                problems.append(f"{case.id}: expect/{path.name} is no exit status (0-255)")
+            elif (expect / "exit").is_file() and int(path.read_text()) == int(
+                (expect / "exit").read_text()
+            ):
+                problems.append(f"{case.id}: expect/{path.name} is redundant: same as expect/exit")
+        elif path.read_bytes() == _read_optional(expect / entry):
+            problems.append(f"{case.id}: expect/{path.name} is redundant: same as expect/{entry}")
+    return problems
+
+
+EXIT_STATUS = re.compile(r"([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\n?")
+
+
+def case_problems(case: Case, impls: set[str]) -> list[str]:
+    problems = override_problems(case, impls)
     if not NAME.fullmatch(case.name):
         problems.append(f"{case.id}: case names are lower-case words joined by '-'")
     for entry in case.path.iterdir():
@@ -277,13 +314,11 @@ def _case_problems(case: Case) -> list[str]:
     for required in ("exit", "tree"):
         if not (expect / required).is_file():
             problems.append(f"{case.id}: expect/{required} is missing")
-    if (expect / "exit").is_file() and not re.fullmatch(
-        r"([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])\n?", (expect / "exit").read_text()
-    ):
+    if (expect / "exit").is_file() and not EXIT_STATUS.fullmatch((expect / "exit").read_text()):
         problems.append(f"{case.id}: expect/exit is no exit status (0-255)")
     if expect.is_dir():
         for entry in expect.iterdir():
-            if entry.name not in EXPECT_ENTRIES:
+            if entry.name not in EXPECT_ENTRIES and entry.name.partition(".")[0] not in OVERRIDABLE:
                 problems.append(f"{case.id}: unknown entry expect/{entry.name}")
     if not (case.path / "args").is_file():
         problems.append(f"{case.id}: args is missing")
@@ -564,15 +599,17 @@ def _placeholders(data: bytes, case: Case, sandbox: Path) -> bytes:
     )
 
 
-def mismatches(case: Case, outcome: Outcome) -> list[str]:
-    """Every way the outcome differs from the case's expectations (empty: it passes)."""
+def mismatches(case: Case, outcome: Outcome, impl: str | None = None) -> list[str]:
+    """Every way the outcome differs from the case's expectations (empty: it passes);
+    impl: the name of the implementation run through its mapping, whose overrides
+    (expect/<entry>.<impl>) are preferred. None: the shared expectations only."""
     expect = case.path / "expect"
     problems = []
-    want_exit = int((expect / "exit").read_text().strip())
+    want_exit = int(expected(case, "exit", impl).read_text().strip())
     if outcome.exit != want_exit:
         problems.append(f"exit {outcome.exit}, want {want_exit}")
     for stream in ("stdout", "stderr"):
-        want = _read_optional(expect / stream)
+        want = _read_optional(expected(case, stream, impl))
         got = getattr(outcome, stream)
         if got != want:
             problems.append(f"{stream} differs:\n  got:  {got!r}\n  want: {want!r}")
@@ -600,10 +637,16 @@ def mismatches(case: Case, outcome: Outcome) -> list[str]:
     return problems
 
 
-def write_expectations(case: Case, outcome: Outcome) -> None:
-    """Records an outcome as the case's expectations (used by bless.py)."""
+def write_expectations(case: Case, outcome: Outcome) -> list[str]:
+    """Records an outcome as the case's shared expectations (used by bless.py). The
+    overrides (expect/<entry>.<impl>) are kept but those now the same as what they
+    override, which are removed; returns the names of those kept."""
     expect = case.path / "expect"
+    overrides = {}
     if expect.exists():
+        for path in expect.iterdir():
+            if path.name.partition(".")[0] in OVERRIDABLE and "." in path.name:
+                overrides[path.name] = path.read_bytes()
         shutil.rmtree(expect)
     expect.mkdir()
     (expect / "exit").write_text(f"{outcome.exit}\n")
@@ -617,6 +660,38 @@ def write_expectations(case: Case, outcome: Outcome) -> None:
             target = expect / "files" / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+    for name, data in overrides.items():
+        (expect / name).write_bytes(data)
+        if override_problems(case, {name.partition(".")[2]}):
+            (expect / name).unlink()
+    return sorted(name for name in overrides if (expect / name).exists())
+
+
+def write_overrides(case: Case, outcome: Outcome, impl: str) -> list[str]:
+    """Records what impl gave as expect/<entry>.<impl> where it differs from the shared
+    expectation, removes its overrides that no longer do, and returns the names written.
+    Only exit, stdout and stderr can differ: a different tree or file is a mismatch
+    (ValueError), blessed nowhere."""
+    problems = [
+        problem
+        for problem in mismatches(case, outcome)
+        if not problem.startswith(("exit ", "stdout ", "stderr "))
+    ]
+    if problems:
+        raise ValueError("\n".join(problems))
+    expect = case.path / "expect"
+    written = []
+    for entry in OVERRIDABLE:
+        path = expect / f"{entry}.{impl}"
+        got = f"{outcome.exit}\n".encode() if entry == "exit" else getattr(outcome, entry)
+        shared = _read_optional(expect / entry)
+        same = int(shared) == outcome.exit if entry == "exit" else shared == got
+        if same:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_bytes(got)
+            written.append(path.name)
+    return written
 
 
 def full_run() -> bool:
@@ -672,7 +747,7 @@ def run(impl: Implementation, cases: list[Case], out: Callable[[str], None] = pr
     runner = command_runner(impl)
     passed = failed = skipped = 0
     for case in cases:
-        problems = mismatches(case, run_case(case, runner))
+        problems = mismatches(case, run_case(case, runner), impl.name)
         listed = f"{impl.name} {case.id}" in known
         if listed and problems:
             skipped += 1

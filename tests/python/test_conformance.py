@@ -4,6 +4,7 @@ API), the corpus itself, and the two runners held to one contract."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,8 @@ from conformance import (
     REPO,
     Case,
     Implementation,
+    Outcome,
+    Suite,
     command_runner,
     convert_suites,
     corpus_problems,
@@ -26,10 +29,12 @@ from conformance import (
     load_cases,
     load_suites,
     mismatches,
+    override_problems,
     python_command_runner,
     python_inprocess_runner,
     run_case,
     sample_cases,
+    write_overrides,
 )
 
 CASES = load_cases()
@@ -54,11 +59,14 @@ def _check(case: Case, impl: str, problems: list[str]) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_python_command(case: Case) -> None:
-    _check(case, "python", mismatches(case, run_case(case, python_command_runner())))
+    """python.map's command: its overrides (expect/<entry>.python) where it has any."""
+    outcome = run_case(case, python_command_runner())
+    _check(case, "python", mismatches(case, outcome, "python"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_python_api(case: Case) -> None:
+    """cli.main in this process: the shared expectations, byte for byte the bash ones."""
     _check(case, "python", mismatches(case, run_case(case, python_inprocess_runner())))
 
 
@@ -181,7 +189,113 @@ def test_the_python_runner_runs_the_bash_mapping_as_bats_does() -> None:
     """bash.map through this runner (as bless.py runs it): a spread of cases passes."""
     runner = command_runner(implementation("bash"))
     for case in sample_cases(CASES, 2):
-        assert mismatches(case, run_case(case, runner)) == [], case.id
+        assert mismatches(case, run_case(case, runner), "bash") == [], case.id
+
+
+# Where an implementation differs on purpose (README): expect/<entry>.<impl> replaces
+# expect/<entry> for that implementation run through its mapping, in both runners.
+
+
+def _case_with(path: Path, files: dict[str, str]) -> Case:
+    (path / "expect").mkdir(parents=True)
+    (path / "args").write_text("--help\n")
+    for name, text in {"exit": "2\n", "tree": "", **files}.items():
+        (path / "expect" / name).write_text(text)
+    return Case(Suite("write", "write"), path.name, path)
+
+
+def test_an_override_is_used_for_its_implementation_only(tmp_path: Path) -> None:
+    case = _case_with(
+        tmp_path / "usage-help",
+        {"stdout": "Usage: w\n", "exit.python": "0\n", "stdout.python": "Usage: d w\n"},
+    )
+    cli_run = Outcome(0, b"Usage: d w\n", b"", "")
+    script_run = Outcome(2, b"Usage: w\n", b"", "")
+    assert mismatches(case, cli_run, "python") == []
+    assert mismatches(case, script_run, "bash") == []
+    assert mismatches(case, script_run) == []  # the API run: no implementation's overrides
+    assert len(mismatches(case, cli_run)) == len(mismatches(case, script_run, "python")) == 2
+    # The bats runner picks the same files.
+    script = 'conformance_expected "$1" "$2" p; printf "%s\\n" "${p##*/}"'
+    for impl, entry, name in [
+        ("python", "exit", "exit.python"),
+        ("python", "stdout", "stdout.python"),
+        ("python", "stderr", "stderr"),
+        ("bash", "exit", "exit"),
+        ("bash", "stdout", "stdout"),
+    ]:
+        env = {"CONFORMANCE_IMPL": impl}
+        assert _bash_runner(script, str(case.path), entry, env=env).decode() == name + "\n"
+
+
+def test_an_override_must_differ_from_what_it_replaces(tmp_path: Path) -> None:
+    case = _case_with(
+        tmp_path / "c",
+        {"stdout": "x\n", "exit.python": "2\n", "stdout.python": "x\n", "stderr.python": ""},
+    )
+    assert override_problems(case, {"bash", "python"}) == [
+        "write/c: expect/exit.python is redundant: same as expect/exit",
+        "write/c: expect/stderr.python is redundant: same as expect/stderr",
+        "write/c: expect/stdout.python is redundant: same as expect/stdout",
+    ]
+    (case.path / "expect" / "exit.python").write_text("256\n")
+    (case.path / "expect" / "stdout.other").write_text("y\n")
+    assert override_problems(case, {"bash", "python"}) == [
+        "write/c: expect/exit.python is no exit status (0-255)",
+        "write/c: expect/stderr.python is redundant: same as expect/stderr",
+        "write/c: expect/stdout.other: no impl/other.map",
+        "write/c: expect/stdout.python is redundant: same as expect/stdout",
+    ]
+
+
+def test_the_python_command_answers_help_in_the_cli_convention() -> None:
+    """Every subcommand's -h/--help case: the shared expectation is the script's usage (and
+    its exit code); the Python command's override is the same text naming
+    `datarim-snapshot <subcommand>`, exit 0; no other case has an override."""
+    with_override, asking_help = set(), set()
+    for case in CASES:
+        expect = case.path / "expect"
+        if any((expect / f"{entry}.python").exists() for entry in ("exit", "stdout", "stderr")):
+            with_override.add(case.id)
+        args = (case.path / "args").read_text().split("\n")
+        if args[0] not in ("-h", "--help"):
+            continue
+        asking_help.add(case.id)
+        stdout = (expect / "stdout.python").read_bytes()
+        assert stdout.startswith(b"Usage: datarim-snapshot %s " % case.suite.command.encode())
+        want_exit = (
+            (expect / "exit.python") if (expect / "exit.python").exists() else expect / "exit"
+        )
+        assert want_exit.read_text() == "0\n"
+        assert (expect / "stdout").read_bytes().partition(b"\n\n")[2] == (
+            stdout.partition(b"\n\n")[2]
+        )
+    assert with_override == asking_help
+    assert {case.split("/")[0] for case in asking_help} == {
+        suite.name for suite in load_suites()
+    }  # every subcommand the corpus has a suite for
+
+
+def test_bless_writes_the_overrides_of_an_implementation_only_where_they_differ(
+    tmp_path: Path,
+) -> None:
+    """bless.py --override python: what write_overrides records for write/usage-help from
+    the Python command is the corpus's override; from bash, nothing (and it removes them)."""
+    source = next(case for case in CASES if case.id == "write/usage-help")
+    shutil.copytree(source.path, tmp_path / "usage-help")
+    case = Case(source.suite, source.name, tmp_path / "usage-help")
+    expect = case.path / "expect"
+    for name in ("exit.python", "stdout.python"):
+        (expect / name).unlink()
+    python = run_case(case, python_command_runner())
+    assert write_overrides(case, python, "python") == ["exit.python", "stdout.python"]
+    for name in ("exit.python", "stdout.python"):
+        assert (expect / name).read_bytes() == (source.path / "expect" / name).read_bytes()
+    assert (
+        write_overrides(case, run_case(case, command_runner(implementation("bash"))), "python")
+        == []
+    )
+    assert sorted(path.name for path in expect.iterdir()) == ["exit", "stdout", "tree"]
 
 
 def test_old_form_suites_convert_to_a_logical_command(tmp_path: Path) -> None:

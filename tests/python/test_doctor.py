@@ -300,8 +300,13 @@ def test_usage(base: Path) -> None:
     refused = _doctor(base, "--root", str(base / "nope"))
     assert refused[0::2] == (2, b"doctor: --root is not a directory\n")
     assert _doctor(base, "--bogus")[0] == 2
-    code, out, err = _doctor(base, "--help")
-    assert (code, err) == (0, b"") and out.startswith(b"Usage: doctor [--root <dir>] [--json]\n")
+    # --help: the script's usage; `datarim-snapshot doctor --help` names the subcommand.
+    for impl, name in (("bash", b"doctor"), ("python", b"datarim-snapshot doctor")):
+        done = subprocess.run(
+            [*DOCTORS[impl], "--help"], cwd=base / "ws", env=_env(base), capture_output=True
+        )
+        assert (done.returncode, done.stderr) == (0, b"")
+        assert done.stdout.startswith(b"Usage: " + name + b" [--root <dir>] [--json]\n")
 
 
 def test_a_root_given_relative_is_shown_physical(base: Path) -> None:

@@ -12,7 +12,7 @@ import sys
 from .console import Console
 from .errors import DatarimError, HelpRequested, UsageError, VersionRequested
 from .flags import MissingFlagsError
-from .texts import text_bytes, usage, version_line
+from .texts import cli_usage, text_bytes, usage, version_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,25 +62,42 @@ BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command SIGPIPE ended
 USAGE = "Usage: datarim-snapshot <subcommand> [flags]   (--help after a subcommand for its flags)\n"
 
 
+HELP = (["-h"], ["--help"])
+
+
 def main(
     argv: Sequence[str] | None = None,
     stdout: BinaryIO | None = None,
     stderr: BinaryIO | None = None,
+    *,
+    cli_help: bool = False,
 ) -> int:
-    """Runs one subcommand and returns its exit code; never raises for bad input."""
+    """Runs one subcommand and returns its exit code; never raises for bad input.
+
+    A subcommand's -h/--help prints its shell twin's usage with that script's exit
+    code (2 for the writers), byte for byte, unless cli_help: then, as the
+    `datarim-snapshot` command does (run()), the usage names `datarim-snapshot
+    <subcommand>` and the exit code is 0 (docs/commands.md)."""
     args = list(sys.argv[1:] if argv is None else argv)
     console = Console(stdout, stderr)
     if args[:1] == ["--version"]:
         console.write(version_line())
         return _finished(console, "--version", 0)
     commands = command_map()
-    if args[:1] in (["-h"], ["--help"]):
+    if args[:1] in HELP:
         console.write(USAGE.encode() + b"Subcommands:\n" + _listing(commands).encode())
         return _finished(console, args[0], 0)
     if not args or args[0] not in commands:
         console.err.write(USAGE.encode() + b"Subcommands:\n" + _listing(commands).encode())
         return 2
     entry = commands[args[0]]
+    if cli_help and entry.kind == "hook" and args[1:2] in HELP:
+        # A hook answers -h/--help as its first word only (texts.first_word_answer),
+        # and never fails: a stdout it cannot write gets nothing more (as bash's).
+        console.write(cli_usage(entry.program, entry.name))
+        console.flush()
+        console.failed = None
+        return 0
     # __import__ rather than importlib.import_module: the console script has not
     # loaded importlib (about 1 ms); with a fromlist it returns the submodule.
     module = __import__(f"datarim_snapshot.{entry.module}", fromlist=[entry.function])
@@ -88,7 +105,11 @@ def main(
     try:
         code = command(args[1:], console)
     except DatarimError as exc:
-        code = _refused(console, entry.program, entry.failing, exc)
+        if cli_help and isinstance(exc, HelpRequested):
+            console.write(cli_usage(entry.program, entry.name))
+            code = 0
+        else:
+            code = _refused(console, entry.program, entry.failing, exc)
     return _finished(console, args[0], code)
 
 
@@ -152,9 +173,7 @@ def _die_of(name: str) -> None:
     os.kill(os.getpid(), number)
 
 
-_RESTART = (
-    b"import sys; sys.path[0] = sys.argv.pop(1); from datarim_snapshot.cli import run; run()"
-)
+_RESTART = b"import sys; sys.path[0] = sys.argv.pop(1); from datarim_snapshot.cli import run; run()"
 
 
 def _argument_bytes() -> list[bytes] | None:
@@ -212,7 +231,7 @@ def _restart_in_utf8() -> None:
 def run() -> None:
     _restart_in_utf8()
     try:
-        code = main()
+        code = main(cli_help=True)
     except KeyboardInterrupt:
         # Ctrl-C (a writer waiting for a lock, a long read): no traceback. Locks
         # held were released on the way out (held_lock's __exit__); one waited

@@ -46,6 +46,29 @@ def usage(name: str) -> bytes:
     return text_bytes(f"usage-{name}.txt")
 
 
+def cli_usage(name: str, subcommand: str) -> bytes:
+    """What `datarim-snapshot <subcommand> --help` prints: usage-<name>.txt with the
+    script's name in its synopsis (the lines before the first blank one) replaced by
+    `datarim-snapshot <subcommand>`, and the lines aligned after that name moved along
+    with it. A synopsis that already names datarim-snapshot is kept as it is."""
+    text = usage(name)
+    synopsis, blank, rest = text.partition(b"\n\n")
+    lines = synopsis.split(b"\n")
+    old = lines[0].removeprefix(b"Usage: ").partition(b" ")[0]
+    if old == b"datarim-snapshot":
+        return text
+    new = b"datarim-snapshot " + subcommand.encode()
+    aligned = len(b"Usage: " + old + b" ")
+    shift = b" " * (len(new) - len(old))
+    for i, line in enumerate(lines):
+        head = line[:7]  # "Usage: " or the seven blanks of a further synopsis line
+        if head in (b"Usage: ", b" " * 7) and line[7:].startswith(old + b" "):
+            lines[i] = head + new + line[7 + len(old) :]
+        elif len(line) - len(line.lstrip(b" ")) >= aligned:
+            lines[i] = shift + line
+    return b"\n".join(lines) + blank + rest
+
+
 def version_line() -> bytes:
     """`datarim-snapshot <version>\\n`, what --version prints: one product
     version for every command, kept once in version.txt."""
