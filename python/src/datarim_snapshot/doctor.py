@@ -405,7 +405,8 @@ def _plugin_file(path: str, report: Report) -> dict[str, Any]:
         if not os.path.isfile(path):
             raise OSError
         with open(path, "rb") as handle:
-            head = handle.readline().rstrip(b"\n")
+            # NUL bytes dropped, as bash's read drops them.
+            head = handle.readline().rstrip(b"\n").replace(b"\0", b"")
     except OSError:
         entry.update(state="unreadable", detail="cannot be read")
         report.problem(f"{_path_text(path)}: cannot be read")
