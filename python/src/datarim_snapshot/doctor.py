@@ -182,8 +182,11 @@ def _artefacts(root: str, kind: str, report: Report) -> dict[str, Any]:
                 check_session_file(path, name)
                 detail = None
         except (MalformedError, MissingError) as exc:
-            entry.update(verdict="invalid", detail=exc.message)
-            report.problem(f"{folder}/{text(raw)} {exc.message}")
+            # Shown as every reader shows a reason: a snapshot's bytes may
+            # hold characters that hide or reorder what a terminal shows.
+            reason = shown_message(exc.message)
+            entry.update(verdict="invalid", detail=reason)
+            report.problem(f"{folder}/{text(raw)} {reason}")
         else:
             entry.update(verdict="valid", detail=detail)
         files.append(entry)
