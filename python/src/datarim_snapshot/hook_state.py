@@ -224,25 +224,11 @@ def resume_pending(state: str) -> bool:
 
 
 def write_resume(state: str, session: str, output: bytes) -> bool:
-    """Keeps output as the session's pending resume (a temp file renamed over it,
-    mode 600); False when it cannot."""
+    """Keeps output as the session's pending resume (put_file); False when it cannot."""
     directory = os.path.join(state, "resume")
     if not (make_dir(state) and make_dir(directory)):
         return False
-    from .lock import random15
-
-    tmp = os.path.join(directory, f".tmp.{os.getpid()}.{random15()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        try:
-            os.write(fd, output)
-        finally:
-            os.close(fd)
-        os.replace(tmp, os.path.join(directory, session))
-    except OSError:
-        _remove(tmp)
-        return False
-    return True
+    return put_file(os.path.join(directory, session), output)
 
 
 def take_resume(state: str, session: str) -> bytes | None:

@@ -300,7 +300,9 @@ doctor_plugin_file() {
   fi
   dr_lib_dir_into dir
   IFS= read -r want <"$dir/text/opencode-plugin.js" || :
-  if [ ! -f "$1" ] || [ ! -r "$1" ] || ! { IFS= read -r head <"$1" || [ -n "$head" ]; } 2>/dev/null; then
+  # An empty file is read (and none of ours): read's status 1 at its end is no
+  # failure. Its NUL bytes are dropped, as in the Python twin.
+  if [ ! -f "$1" ] || [ ! -r "$1" ] || ! { { IFS= read -r head || :; } <"$1"; } 2>/dev/null; then
     doctor_record hookfile opencode "$1" unreadable 'cannot be read'
     doctor_problem "$1: cannot be read"
     return 0

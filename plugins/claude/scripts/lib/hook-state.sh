@@ -149,20 +149,18 @@ hook_turn_write() {
 }
 
 # hook_put_file <path> <text>: <path> holds <text> whole, or stays as it was
-# (1): a fresh dot file in its folder (mode 600) renamed over it. A symlink
-# at <path> is removed first, never written through, and a directory there is
-# left alone (mv would move the file INTO either), as Python's os.replace.
+# (1): a fresh file in its folder (mktemp: made exclusively, mode 600, never
+# through a name planted before it) renamed over it. A symlink at <path> is
+# replaced once the text is written, never written through, and a directory
+# there is left alone (mv would move the file INTO either), as Python's
+# os.replace does.
 hook_put_file() {
   local tmp
-  if [ -L "$1" ]; then rm -f -- "$1" 2>/dev/null || :; fi
-  [ ! -d "$1" ] || return 1
-  tmp=${1%/*}/.${1##*/}.${BASHPID:-$$}.$RANDOM
-  if (
-    set -C
-    umask 077
-    printf '%s' "$2" >"$tmp"
-  ) 2>/dev/null && LC_ALL=C mv -f -- "$tmp" "$1" 2>/dev/null; then
-    return 0
+  [ -L "$1" ] || [ ! -d "$1" ] || return 1
+  tmp=$(LC_ALL=C mktemp "${1%/*}/.${1##*/}.XXXXXX" 2>/dev/null) || return 1
+  if printf '%s' "$2" 2>/dev/null >"$tmp"; then
+    if [ -L "$1" ]; then rm -f -- "$1" 2>/dev/null || :; fi
+    if [ ! -d "$1" ] && LC_ALL=C mv -f -- "$tmp" "$1" 2>/dev/null; then return 0; fi
   fi
   rm -f -- "$tmp" 2>/dev/null || :
   return 1
@@ -200,15 +198,10 @@ hook_resume_pending() {
 }
 
 # hook_resume_write <state> <session-id> <output>: keeps <output> as the
-# session's pending resume (a temp file renamed over it). 1 when it cannot.
+# session's pending resume (hook_put_file). 1 when it cannot.
 hook_resume_write() {
-  local dir=$1/resume tmp
-  hook_make_dir "$1" && hook_make_dir "$dir" || return 1
-  tmp=$dir/.tmp.${BASHPID:-$$}.$RANDOM
-  (umask 077 && printf '%s' "$3" >"$tmp") 2>/dev/null &&
-    LC_ALL=C mv -f -- "$tmp" "$dir/$2" 2>/dev/null && return 0
-  rm -f -- "$tmp" 2>/dev/null || :
-  return 1
+  hook_make_dir "$1" && hook_make_dir "$1/resume" || return 1
+  hook_put_file "$1/resume/$2" "$3"
 }
 
 # hook_resume_take <state> <session-id> <out-var>: the session's pending
