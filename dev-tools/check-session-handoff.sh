@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/session_handoff_validator.py
+# Python twin: python/src/datarim_snapshot/_session_handoff_validator.py
 # Entry point for the session-handoff validator: exit 0 valid, 1 missing,
 # 2 malformed, 3 usage. See scripts/lib/session-handoff-validator.sh.
 set -euo pipefail

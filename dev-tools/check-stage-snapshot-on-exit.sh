@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/snapshot_validator.py
+# Python twin: python/src/datarim_snapshot/_snapshot_validator.py
 # Entry point for the stage-snapshot validator: exit 0 valid, 1 missing,
 # 2 malformed, 3 usage. See scripts/lib/snapshot-validator.sh.
 set -euo pipefail

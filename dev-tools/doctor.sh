@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/doctor.py
+# Python twin: python/src/datarim_snapshot/_doctor.py
 # Entry point for doctor: why something resumed or did not (docs/doctor.md);
 # flags and exit codes: see scripts/lib/doctor.sh.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/snapshot_emit.py
+# Python twin: python/src/datarim_snapshot/_snapshot_emit.py
 # Entry point: a stage's final answer (its CTA block) to its snapshot; runs
 # under bash whatever the parent shell. Flags: see scripts/lib/snapshot-emit.sh.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/install_hooks.py
+# Python twin: python/src/datarim_snapshot/_install_hooks.py
 # Entry point: this project's hooks into a Claude Code settings.json or a
 # Codex hooks.json. Flags: see scripts/lib/install-hooks.sh.
 set -euo pipefail

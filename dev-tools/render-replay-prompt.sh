@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/snapshot_resume.py
+# Python twin: python/src/datarim_snapshot/_snapshot_resume.py
 # Entry point for the replay renderer (spec §4): exit 0 printed, 1 snapshot missing and 2
 # invalid (both silent: nothing on stdout or stderr), 3 usage.
 # See scripts/lib/snapshot-resume.sh.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/snapshot_resume.py
+# Python twin: python/src/datarim_snapshot/_snapshot_resume.py
 # Entry point for the one-call resume: the replay prompt of a valid snapshot, else the
 # task's legacy context; exit 0 printed, 1 nothing to resume, 3 usage.
 # See scripts/lib/snapshot-resume.sh.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/session_probes.py
+# Python twin: python/src/datarim_snapshot/_session_probes.py
 # Entry point for the claim re-verification probes: exit 0 the probe ran (a
 # failed claim's banner on stdout; with --exit-code 1 when the claim failed),
 # 2 bad input, 3 not a git work tree. See scripts/lib/session-probes.sh.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/session_handoff_writer.py
+# Python twin: python/src/datarim_snapshot/_session_handoff_writer.py
 # Entry point for the session-handoff writer; runs under bash whatever the
 # parent shell (zsh callers included). Flags: see scripts/lib/session-handoff-writer.sh.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/session_replay.py
+# Python twin: python/src/datarim_snapshot/_session_replay.py
 # Entry point for the session resume (/dr-continue): exit 0 printed, 1 no
 # artefact, 2 invalid artefact, 3 usage. See scripts/lib/session-replay.sh.
 set -euo pipefail

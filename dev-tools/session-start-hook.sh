@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Port twin: datarim_snapshot/session_start_hook.py (a hook script never names the port's language: test_plugin.py)
+# Port twin: datarim_snapshot/_session_start_hook.py (a hook script never names the port's language: test_plugin.py)
 # Entry point for the Claude Code SessionStart hook: the hook's JSON payload
 # on stdin, the hook output JSON on stdout. It never blocks a session: it
 # prints nothing and exits 0 on any failure. See scripts/lib/session-start-hook.sh.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
+# Python twin: python/src/datarim_snapshot/_snapshot_lifecycle.py
 # Entry point for snapshot-archive; exit codes and flags: see scripts/lib/snapshot-lifecycle.sh.
 set -euo pipefail
 # Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Python twin: python/src/datarim_snapshot/snapshot_writer.py
+# Python twin: python/src/datarim_snapshot/_snapshot_writer.py
 # Entry point for the stage-snapshot writer; runs under bash whatever the
 # parent shell (zsh callers included). Flags: see scripts/lib/snapshot-writer.sh.
 set -euo pipefail

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/flags.py
+# Python twin: python/src/datarim_snapshot/_flags.py
 # Flag parsing and the openings of every command: writers (dr_writer_flags),
 # validators (dr_checker_flags) and readers (dr_reader_flags).
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/journal.py
+# Python twin: python/src/datarim_snapshot/_journal.py
 # The harness journal of the stage-snapshot writer (spec §8); only
 # snapshot-writer.sh loads it. Sourcing it defines snapshot_journal and
 # nothing else, and the second time costs nothing.

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/roots.py
+# Python twin: python/src/datarim_snapshot/_roots.py
 # Where a command works: the --root a writer resolves (dr_resolve_root), the
 # root a reader or hook discovers when given none (dr_discover_root, spec §8),
 # and what counts as a knowledge base.

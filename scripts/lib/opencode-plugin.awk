@@ -1,4 +1,4 @@
-# Python twin: render_opencode_plugin in python/src/datarim_snapshot/install_hooks.py
+# Python twin: render_opencode_plugin in python/src/datarim_snapshot/_install_hooks.py
 # The opencode plugin install-hooks writes: text/opencode-plugin.js with each
 # "@<HOOK>@" placeholder (quotes included) replaced by its hook command as a
 # JSON string (which JavaScript reads as the same string). Load it after

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/replay_render.py
+# Python twin: python/src/datarim_snapshot/_replay_render.py
 # The one replay renderer (spec §4), shared by the snapshot consumer and
 # the session resume. The bilingual block lives once, in
 # scripts/lib/text/replay-instructions.txt, read by both implementations.

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/snapshot_resume.py
+# Python twin: python/src/datarim_snapshot/_snapshot_resume.py
 # What a resume prints, in every format but a snapshot's plain text (which
 # the shell prints itself).
 #

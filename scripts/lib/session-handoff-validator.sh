@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/session_handoff_validator.py
+# Python twin: python/src/datarim_snapshot/_session_handoff_validator.py
 # Session-handoff validator (spec §5): may this artefact be trusted?
 # Every block is checked, not only the first.
 #

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/session_probes.py
+# Python twin: python/src/datarim_snapshot/_session_probes.py
 # Claim re-verification probes (spec §5): does what a session handoff
 # says still hold in the live repositories? Each probe sets a banner variable
 # when it fails; the resume prints those banners ahead of the replay prompt.

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/session_handoff_writer.py
+# Python twin: python/src/datarim_snapshot/_session_handoff_writer.py
 # Renders one session-handoff block (spec §5) from inputs validated in
 # here, redacted, and cut to the room the 32768-byte cap leaves.
 # ENVIRON: DR_SESSION DR_CAPTURED_BY DR_RECOMMENDED_NEXT DR_NEXT_ACTION

@@ -1,7 +1,7 @@
-# Python twin: python/src/datarim_snapshot/session_replay.py
+# Python twin: python/src/datarim_snapshot/_session_replay.py
 # The resume of a session handoff (spec §5), in two phases around the
 # git probes that bash runs between them. Mirrors
-# python/src/datarim_snapshot/session_replay.py.
+# python/src/datarim_snapshot/_session_replay.py.
 # ENVIRON: DR_SESSION (the ID in the file name, already checked),
 #          DR_FILE/_LEN/_NUL: at most SESSION_CAP+1 bytes of the artefact,
 #          DR_PHASE: "scan" or "render"; for render, DR_FAILED: the body line

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/session_replay.py
+# Python twin: python/src/datarim_snapshot/_session_replay.py
 # The resume of a session handoff (/dr-continue, spec §5): pick the
 # artefact, validate it, re-verify its claims against the live state, print
 # the banners, then the shared replay prompt (spec §4) of the newest block.

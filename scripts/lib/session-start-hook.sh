@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/session_start_hook.py
+# Python twin: python/src/datarim_snapshot/_session_start_hook.py
 # Claude Code SessionStart hook: after /clear, a compaction, a resumed or forked
 # session, hand the agent its active task's resume text (snapshot-resume.sh),
 # or with several active tasks the list to choose from, so it carries on

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
+# Python twin: python/src/datarim_snapshot/_snapshot_lifecycle.py
 # Snapshot lifecycle: look at one snapshot, list them all, archive a final one.
 #
 #   lifecycle_show_main [<ID> | --task <ID>] [--root <dir>] [--json]   (<ID> anywhere)

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/snapshot_writer.py
+# Python twin: python/src/datarim_snapshot/_snapshot_writer.py
 # Renders a stage snapshot (spec §2) from validated-in-here inputs.
 # ENVIRON: DR_TASK DR_STAGE DR_COMMAND DR_CAPTURED_BY DR_RECOMMENDED_NEXT
 #          DR_CAPTURED_AT DR_EXTRA (pre-rendered optional frontmatter lines),

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/snapshot_validator.py
+# Python twin: python/src/datarim_snapshot/_snapshot_validator.py
 # Decides whether a stage snapshot may be trusted (spec §3).
 # ENVIRON: DR_TASK (the ID in the file name, already checked), DR_EXTRA_KEYS
 #          (space-separated optional fields allowed after `truncated`),

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/stop_hook.py
+# Python twin: python/src/datarim_snapshot/_stop_hook.py
 # The Stop hook of Claude Code and Codex (spec §9): when a turn that began
 # with a stage command (recorded by prompt-hook.sh) ends in an answer with a
 # CTA block, writes that task's snapshot through emit (snapshot-emit.sh),
@@ -21,7 +21,7 @@
 # nothing and returns 0; a failure is one line in the hooks log, and so is a
 # stage turn that left no snapshot (recorded for the next resume). With no turn
 # record pending in any session it reads the payload, unparsed, and returns:
-# most turns cost a bash start. Twin of python/src/datarim_snapshot/stop_hook.py.
+# most turns cost a bash start. Twin of python/src/datarim_snapshot/_stop_hook.py.
 # Sourcing defines stop_hook* functions (plus those of hook-state.sh; the
 # emit library loads when a snapshot may be due) and nothing else.
 

@@ -1,10 +1,10 @@
-# Python twin: python/src/datarim_snapshot/stop_hook.py
+# Python twin: python/src/datarim_snapshot/_stop_hook.py
 # The final answer of a turn from the tail of its transcript (JSONL), for a
 # Stop payload without last_assistant_message (older CLIs). Load it after
 # datarim-rules.awk and before hook-payload.awk, whose parser it uses (its
 # BEGIN runs first and exits). Input: the tail's bytes, through
 # `tr '\000\002' '\001\001'` (see hook-fields.awk), one entry a line.
-# Twin of read_transcript_answer in python/src/datarim_snapshot/stop_hook.py.
+# Twin of read_transcript_answer in python/src/datarim_snapshot/_stop_hook.py.
 #
 # Lines are read from the last one back, looking only at those that hold
 # the bytes "assistant" or "gemini" (quotes included): the first such line that is an

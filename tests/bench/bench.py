@@ -207,7 +207,7 @@ def main() -> int:
             print(f"  {name:<{width}}  {value:>10}  {note}")
         return 0
     from datarim_snapshot import write_stage_snapshot
-    from datarim_snapshot.snapshot_writer import render_snapshot
+    from datarim_snapshot._snapshot_writer import render_snapshot
 
     compileall.compile_dir(str(PACKAGE), quiet=1)
     rows: list[tuple[str, str, str]] = []

@@ -103,7 +103,7 @@ def make_repo(repo: Path, files: int) -> None:
 
 def make_snapshots(root: Path, count: int) -> None:
     """<count> snapshots, one in 97 of them invalid (a byte too many)."""
-    from datarim_snapshot.snapshot_writer import render_snapshot
+    from datarim_snapshot._snapshot_writer import render_snapshot
 
     folder = root / "datarim" / "snapshots"
     folder.mkdir(parents=True)

@@ -9,8 +9,8 @@ import os
 import sys
 import time
 
-from datarim_snapshot.errors import DatarimError
-from datarim_snapshot.lock import acquire_lock, host_name, release_lock
+from datarim_snapshot._errors import DatarimError
+from datarim_snapshot._lock import acquire_lock, host_name, release_lock
 
 
 def main(lock: str, timeout: str, holds: str, marker: str, log: str) -> int:

@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "python"))
 
 from datarim_snapshot import validate_stage_snapshot  # noqa: E402
-from datarim_snapshot.snapshot_writer import render_snapshot  # noqa: E402
+from datarim_snapshot._snapshot_writer import render_snapshot  # noqa: E402
 from sample import STAMP  # noqa: E402
 
 HOSTS = ("netfs-alpha", "netfs-beta")

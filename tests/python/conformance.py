@@ -536,10 +536,10 @@ def python_subcommand(suite: Suite) -> str:
 
 
 def python_inprocess_runner() -> Runner:
-    """datarim_snapshot.cli.main called in this process with the case's env, cwd, umask, stdin."""
+    """datarim_snapshot._cli.main called in this process with the case's env, cwd, umask, stdin."""
 
     def runner(case: Case, sandbox: Path) -> tuple[int, bytes, bytes]:
-        from datarim_snapshot import cli
+        from datarim_snapshot import _cli as cli
 
         saved_env = dict(os.environ)
         case_environment = case_env(case, sandbox)

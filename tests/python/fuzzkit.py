@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from datarim_snapshot import cli
+from datarim_snapshot import _cli as cli
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from datarim_snapshot.session_format import HEADINGS, check_session_bytes
-from datarim_snapshot.snapshot_validator import check_snapshot_file
-from datarim_snapshot.snapshot_writer import render_snapshot
+from datarim_snapshot._session_format import HEADINGS, check_session_bytes
+from datarim_snapshot._snapshot_validator import check_snapshot_file
+from datarim_snapshot._snapshot_writer import render_snapshot
 
 REPO = Path(__file__).resolve().parents[2]
 STAMP = "2026-05-21T13:45:00Z"

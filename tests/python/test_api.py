@@ -21,13 +21,15 @@ from datarim_snapshot import (
     RefusedError,
     UsageError,
     check_snapshot_bytes,
-    cli,
     read_stage_snapshot,
     render_snapshot,
     replay_prompt,
     validate_stage_snapshot,
     write_session_handoff,
     write_stage_snapshot,
+)
+from datarim_snapshot import (
+    _cli as cli,
 )
 
 

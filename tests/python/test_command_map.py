@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from datarim_snapshot import cli
+from datarim_snapshot import _cli as cli
 
 REPO = Path(__file__).resolve().parents[2]
 CONFORMANCE = REPO / "tests" / "conformance"

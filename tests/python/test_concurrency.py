@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from datarim_snapshot import validate_stage_snapshot
-from datarim_snapshot.snapshot_writer import render_snapshot
+from datarim_snapshot._snapshot_writer import render_snapshot
 from sample import STAMP, do_stage_writer
 
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from datarim_snapshot.snapshot_validator import check_snapshot_file
-from datarim_snapshot.snapshot_writer import render_snapshot
+from datarim_snapshot._snapshot_validator import check_snapshot_file
+from datarim_snapshot._snapshot_writer import render_snapshot
 from lockprobe import IMPLS, REPO
 from sample import STAMP, do_stage_writer
 

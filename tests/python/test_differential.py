@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from datarim_snapshot.rules import CAP, MARKER
-from datarim_snapshot.snapshot_writer import render_snapshot
+from datarim_snapshot._rules import CAP, MARKER
+from datarim_snapshot._snapshot_writer import render_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,7 +47,7 @@ def _run_bash(root: Path, body: Path, options: Path | None) -> tuple[int, bytes,
 def _run_python(root: Path, body: Path, options: Path | None) -> tuple[int, bytes, bytes]:
     import io
 
-    from datarim_snapshot import cli
+    from datarim_snapshot import _cli as cli
 
     args = ["write", "--root", str(root), "--task", "TUNE-0254", "--stage", "plan"]
     args += ["--command", "/dr-plan", "--captured-by", "agent", "--recommended-next", "/dr-do"]

@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from datarim_snapshot import cli
-from datarim_snapshot.snapshot_emit import emit_stage_snapshot
+from datarim_snapshot import _cli as cli
+from datarim_snapshot._snapshot_emit import emit_stage_snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

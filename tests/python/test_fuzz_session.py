@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from datarim_snapshot.errors import RefusedError
-from datarim_snapshot.session_format import SESSION_MARKER
-from datarim_snapshot.session_handoff_validator import check_session_file
-from datarim_snapshot.session_handoff_writer import render_session_block
+from datarim_snapshot._errors import RefusedError
+from datarim_snapshot._session_format import SESSION_MARKER
+from datarim_snapshot._session_handoff_validator import check_session_file
+from datarim_snapshot._session_handoff_writer import render_session_block
 from fuzzkit import (
     FUZZ,
     decoded,

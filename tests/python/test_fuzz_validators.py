@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from datarim_snapshot import cli
-from datarim_snapshot.rules import CAP, MARKER, REFERENCE_MARKER, STAGES
-from datarim_snapshot.snapshot_writer import render_snapshot
+from datarim_snapshot import _cli as cli
+from datarim_snapshot._rules import CAP, MARKER, REFERENCE_MARKER, STAGES
+from datarim_snapshot._snapshot_writer import render_snapshot
 from fuzzkit import decoded, mutate_lines, quote_plain_forms
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -13,8 +13,8 @@ import shutil
 from functools import partial
 from pathlib import Path
 
-from datarim_snapshot.rules import task_id_ok
-from datarim_snapshot.snapshot_validator import check_snapshot_file
+from datarim_snapshot._rules import task_id_ok
+from datarim_snapshot._snapshot_validator import check_snapshot_file
 from fuzzkit import (
     FUZZ,
     flag_values,

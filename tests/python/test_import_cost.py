@@ -25,7 +25,7 @@ TASK = "TUNE-0254"
 
 PROBE = """
 import sys
-from datarim_snapshot import cli
+from datarim_snapshot import _cli as cli
 code = cli.main(sys.argv[2:])
 sys.stdout.flush()
 loaded = [name for name in sys.argv[1].split(",") if name in sys.modules]

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from datarim_snapshot.lock import owner_record
+from datarim_snapshot._lock import owner_record
 from lockprobe import wait_polling
 
 REPO = Path(__file__).resolve().parents[2]

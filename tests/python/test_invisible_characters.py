@@ -15,7 +15,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from datarim_snapshot import rules
+from datarim_snapshot import _rules as rules
 
 REPO = Path(__file__).resolve().parents[2]
 REFUSED = {ord(c) for c in rules._CONTROL_OR_TAB}

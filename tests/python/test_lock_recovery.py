@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from datarim_snapshot.errors import LockBusyError
-from datarim_snapshot.lock import (
+from datarim_snapshot._errors import LockBusyError
+from datarim_snapshot._lock import (
     ORPHAN_GRACE_SECONDS,
     acquire_lock,
     commit_lock,

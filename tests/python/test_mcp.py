@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from datarim_snapshot import cli
+from datarim_snapshot import _cli as cli
 
 REPO = Path(__file__).resolve().parents[2]
 STAMP = "2026-05-21T13:45:00Z"
@@ -116,7 +116,7 @@ def go(coroutine_function: Any) -> None:
 def test_without_the_sdk_one_line_and_exit_1(tmp_path: Path) -> None:
     # The SDK made unimportable, as on a machine without the extra.
     code = (
-        "import sys; sys.modules['mcp'] = None; from datarim_snapshot.cli import main; "
+        "import sys; sys.modules['mcp'] = None; from datarim_snapshot._cli import main; "
         "sys.exit(main(['mcp', '--root', sys.argv[1]]))"
     )
     done = subprocess.run(

@@ -81,7 +81,7 @@ def test_a_wheel_built_from_the_tree_carries_the_texts_and_reads_its_own(tmp_pat
         archive.extractall(target)  # a pure wheel installs as its files
     # -S: no site-packages, so no editable install of the tree either.
     probe = (
-        "import datarim_snapshot.texts as t, sys; "
+        "import datarim_snapshot._texts as t, sys; "
         "sys.stdout.buffer.write(t.__file__.encode() + b'\\n'); "
         "sys.stdout.buffer.write(t.text_bytes('replay-instructions.txt'))"
     )

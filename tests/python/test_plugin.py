@@ -15,7 +15,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from datarim_snapshot.install_hooks import GEMINI_EVENTS, splice
+from datarim_snapshot._install_hooks import GEMINI_EVENTS, splice
 
 REPO = Path(__file__).resolve().parents[2]
 MARKETPLACE = REPO / ".claude-plugin"

@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from datarim_snapshot import snapshot_resume
-from datarim_snapshot.session_start_hook import parse_payload
+from datarim_snapshot import _snapshot_resume as snapshot_resume
+from datarim_snapshot._session_start_hook import parse_payload
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

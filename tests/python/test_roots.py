@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from datarim_snapshot.roots import (
+from datarim_snapshot._roots import (
     CURRENT_DIRECTORY,
     GIT_TOP_LEVEL,
     NEAREST_KNOWLEDGE_BASE,

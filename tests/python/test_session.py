@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
-from datarim_snapshot.errors import RefusedError
-from datarim_snapshot.redaction import redact
-from datarim_snapshot.session_format import HEADINGS, check_session_bytes
-from datarim_snapshot.session_handoff_writer import render_session_block
+from datarim_snapshot._errors import RefusedError
+from datarim_snapshot._redaction import redact
+from datarim_snapshot._session_format import HEADINGS, check_session_bytes
+from datarim_snapshot._session_handoff_writer import render_session_block
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from loadrun import check_load, mixed_plan, run_load
@@ -165,7 +165,7 @@ def test_redactor_leaves_no_secret_of_the_documented_kinds() -> None:
 def test_every_secret_kind_passes_the_redactors_quick_test_alone() -> None:
     # A text that fails may_hold_secret is returned unsearched (both twins): each
     # kind must pass it by itself, with nothing else in the text to let it through.
-    from datarim_snapshot.redaction import _KEY_SUFFIXES, _TOKEN_RULES, may_hold_secret
+    from datarim_snapshot._redaction import _KEY_SUFFIXES, _TOKEN_RULES, may_hold_secret
 
     samples = [rule.literal + b"a-" + b"A1" * 20 for rule in _TOKEN_RULES] + [
         b"-----BEGIN RSA PRIVATE KEY-----",

@@ -264,7 +264,7 @@ def _bash_state_dir(env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
 )
 def test_the_state_directory(env: dict[str, str], expected: str | None) -> None:
     """Never /.local at the file system's root for want of a HOME."""
-    from datarim_snapshot import hook_state
+    from datarim_snapshot import _hook_state as hook_state
 
     bash = _bash_state_dir({"PATH": os.environ["PATH"], **env})
     assert (bash.stdout.decode() if bash.returncode == 0 else None) == expected
@@ -390,7 +390,7 @@ def _outcome(read: object, text: str) -> object:
 def test_the_payload_reader_reads_as_json_loads(text: str) -> None:
     """hook_payload.loads takes the C scanner's short cut; its values and verdicts must be
     json.loads' own (with parse_int=float and NaN/Infinity refused)."""
-    from datarim_snapshot import hook_payload
+    from datarim_snapshot import _hook_payload as hook_payload
 
     def reference(value: str) -> object:
         def refuse(name: str) -> object:
@@ -404,7 +404,7 @@ def test_the_payload_reader_reads_as_json_loads(text: str) -> None:
 def test_a_hook_reading_its_payload_imports_no_json_module() -> None:
     """The short cut is taken: neither json nor re is loaded for a valid payload."""
     code = (
-        "import sys; from datarim_snapshot.hook_payload import load_payload; "
+        "import sys; from datarim_snapshot._hook_payload import load_payload; "
         "assert load_payload(b'{\"a\": [1, \"x\"]}') == {'a': [1.0, 'x']}; "
         "print(sorted(m for m in ('json', 're') if m in sys.modules))"
     )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Port twin: datarim_snapshot/prompt_hook.py (a hook script never names the port's language: test_plugin.py)
+# Port twin: datarim_snapshot/_prompt_hook.py (a hook script never names the port's language: test_plugin.py)
 # Entry point for the UserPromptSubmit hook of Claude Code and Codex: the
 # hook's JSON payload on stdin; records a /dr-<stage> turn for the Stop hook.
 # Never blocks a prompt: prints nothing, exits 0. See scripts/lib/prompt-hook.sh.

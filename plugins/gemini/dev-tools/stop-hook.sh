@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Port twin: datarim_snapshot/stop_hook.py (a hook script never names the port's language: test_plugin.py)
+# Port twin: datarim_snapshot/_stop_hook.py (a hook script never names the port's language: test_plugin.py)
 # Entry point for the Stop hook of Claude Code and Codex: the hook's JSON
 # payload on stdin; writes the snapshot of a /dr-<stage> turn whose answer
 # ends in a CTA block. Never blocks a turn: prints nothing, exits 0 (a

@@ -17,37 +17,37 @@ TYPE_CHECKING = False
 
 # Names load on first use: `datarim-snapshot <subcommand>` imports only what it runs.
 _EXPORTS = {
-    "DatarimError": "errors",
-    "Emission": "snapshot_emit",
-    "HelpRequested": "errors",
-    "InvalidTaskIdError": "errors",
-    "LockBusyError": "errors",
-    "MalformedError": "errors",
-    "MissingError": "errors",
-    "RefusedError": "errors",
-    "RootChoice": "roots",
-    "SessionSaved": "session_handoff_writer",
-    "StageSnapshot": "snapshot_validator",
-    "UsageError": "errors",
-    "VersionRequested": "errors",
-    "check_session_bytes": "session_format",
-    "check_session_file": "session_handoff_validator",
-    "check_snapshot_bytes": "snapshot_validator",
-    "check_snapshot_file": "snapshot_validator",
-    "discover_root": "roots",
-    "emit_stage_snapshot": "snapshot_emit",
-    "find_root": "snapshot_validator",
-    "read_stage_snapshot": "snapshot_validator",
-    "redact": "redaction",
-    "render_session_block": "session_handoff_writer",
-    "render_snapshot": "snapshot_writer",
-    "replay_prompt": "snapshot_resume",
-    "replay_session": "session_replay",
-    "resume_output": "snapshot_resume",
-    "validate_session_handoff": "session_handoff_validator",
-    "validate_stage_snapshot": "snapshot_validator",
-    "write_session_handoff": "session_handoff_writer",
-    "write_stage_snapshot": "snapshot_writer",
+    "DatarimError": "_errors",
+    "Emission": "_snapshot_emit",
+    "HelpRequested": "_errors",
+    "InvalidTaskIdError": "_errors",
+    "LockBusyError": "_errors",
+    "MalformedError": "_errors",
+    "MissingError": "_errors",
+    "RefusedError": "_errors",
+    "RootChoice": "_roots",
+    "SessionSaved": "_session_handoff_writer",
+    "StageSnapshot": "_snapshot_validator",
+    "UsageError": "_errors",
+    "VersionRequested": "_errors",
+    "check_session_bytes": "_session_format",
+    "check_session_file": "_session_handoff_validator",
+    "check_snapshot_bytes": "_snapshot_validator",
+    "check_snapshot_file": "_snapshot_validator",
+    "discover_root": "_roots",
+    "emit_stage_snapshot": "_snapshot_emit",
+    "find_root": "_snapshot_validator",
+    "read_stage_snapshot": "_snapshot_validator",
+    "redact": "_redaction",
+    "render_session_block": "_session_handoff_writer",
+    "render_snapshot": "_snapshot_writer",
+    "replay_prompt": "_snapshot_resume",
+    "replay_session": "_session_replay",
+    "resume_output": "_snapshot_resume",
+    "validate_session_handoff": "_session_handoff_validator",
+    "validate_stage_snapshot": "_snapshot_validator",
+    "write_session_handoff": "_session_handoff_writer",
+    "write_stage_snapshot": "_snapshot_writer",
 }
 
 
@@ -71,7 +71,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from typing import Any
 
-    from .errors import (
+    from ._errors import (
         DatarimError,
         HelpRequested,
         InvalidTaskIdError,
@@ -82,15 +82,15 @@ if TYPE_CHECKING:
         UsageError,
         VersionRequested,
     )
-    from .redaction import redact
-    from .roots import RootChoice, discover_root
-    from .session_format import check_session_bytes
-    from .session_handoff_validator import check_session_file, validate_session_handoff
-    from .session_handoff_writer import SessionSaved, render_session_block, write_session_handoff
-    from .session_replay import replay_session
-    from .snapshot_emit import Emission, emit_stage_snapshot
-    from .snapshot_resume import replay_prompt, resume_output
-    from .snapshot_validator import (
+    from ._redaction import redact
+    from ._roots import RootChoice, discover_root
+    from ._session_format import check_session_bytes
+    from ._session_handoff_validator import check_session_file, validate_session_handoff
+    from ._session_handoff_writer import SessionSaved, render_session_block, write_session_handoff
+    from ._session_replay import replay_session
+    from ._snapshot_emit import Emission, emit_stage_snapshot
+    from ._snapshot_resume import replay_prompt, resume_output
+    from ._snapshot_validator import (
         StageSnapshot,
         check_snapshot_bytes,
         check_snapshot_file,
@@ -98,7 +98,7 @@ if TYPE_CHECKING:
         read_stage_snapshot,
         validate_stage_snapshot,
     )
-    from .snapshot_writer import render_snapshot, write_stage_snapshot
+    from ._snapshot_writer import render_snapshot, write_stage_snapshot
 
 __all__ = [
     "DatarimError",

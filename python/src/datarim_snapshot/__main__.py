@@ -1,5 +1,5 @@
 """Bash twin: the dev-tools/*.sh entry points (`python -m datarim_snapshot <subcommand>`)."""
 
-from .cli import run
+from ._cli import run
 
 run()

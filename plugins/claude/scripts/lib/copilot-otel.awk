@@ -1,4 +1,4 @@
-# Python twin: read_otel_answer in python/src/datarim_snapshot/stop_hook.py
+# Python twin: read_otel_answer in python/src/datarim_snapshot/_stop_hook.py
 # The final answer of a GitHub Copilot CLI turn from the tail of its
 # OpenTelemetry file exporter's output (JSONL, one span or metric a line):
 # Copilot's Stop payload carries no answer, and its transcript is not yet on

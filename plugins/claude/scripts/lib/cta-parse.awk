@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/cta_parse.py
+# Python twin: python/src/datarim_snapshot/_cta_parse.py
 # Reads the CTA block that ends a /dr-* stage's answer (spec §7).
 # Input: the answer on stdin. ENVIRON: DR_TASK (the --task value; empty: the
 # task the block's header names, which must pass the task-ID rule), DR_REDACT

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/errors.py (and cli.py)
+# Python twin: python/src/datarim_snapshot/_errors.py (and cli.py)
 # What every datarim writer and checker shares. This file is the one each
 # library sources; it loads the concern files beside it:
 #   datarim-rules.sh    task-ID and session-ID rules

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/inputs.py
+# Python twin: python/src/datarim_snapshot/_inputs.py
 # Bounded reading of what a command is handed: input files and "-" (the
 # standard input, at most one flag a call), read up to a limit with builtins
 # only; and the state of an artefact a validator is about to read.

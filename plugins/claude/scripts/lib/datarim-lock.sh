@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/lock.py
+# Python twin: python/src/datarim_snapshot/_lock.py
 # The mkdir lock protocol every writer holds while it publishes
 # (docs/lock-protocol.md).
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/publish.py
+# Python twin: python/src/datarim_snapshot/_publish.py
 # The atomic publish step: the artefact directory (700), a private temp file
 # (600) in the held lock, fsync, and a rename over the target.
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and

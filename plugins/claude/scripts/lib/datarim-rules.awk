@@ -1,10 +1,10 @@
-# Python twin: python/src/datarim_snapshot/rules.py
+# Python twin: python/src/datarim_snapshot/_rules.py
 # Byte-level rules shared by every datarim awk program (run with LC_ALL=C,
 # so a string is a string of bytes). File contents arrive through ENVIRON as
 # read by dr_read_prefix: the bytes before the first NUL, the number of
 # bytes read, and the offset of that NUL (-1 when there is none).
 #
-# Mirrors python/src/datarim_snapshot/rules.py; the conformance corpus pins
+# Mirrors python/src/datarim_snapshot/_rules.py; the conformance corpus pins
 # that both give the same verdict and message for the same input.
 
 function rules_init(    i) {
@@ -114,7 +114,7 @@ function span(s, at, re,    total, chunk) {
 }
 
 # The code points refused wherever control characters are, the same set as
-# _CONTROL_OR_TAB in python/src/datarim_snapshot/rules.py (which lists them by
+# _CONTROL_OR_TAB in python/src/datarim_snapshot/_rules.py (which lists them by
 # name; docs/hardening.md, "Invisible characters"): C0 (tab optional), DEL,
 # C1, LINE/PARAGRAPH SEPARATOR, U+FFFE/F, and the format characters
 # (general category Cf, Unicode 15.1): bidi controls, zero-width ones, the

@@ -1,10 +1,10 @@
-# Python twin: python/src/datarim_snapshot/doctor.py
+# Python twin: python/src/datarim_snapshot/_doctor.py
 # What doctor finds of this project's hooks in one Claude Code settings.json
 # or Codex hooks.json (scripts/lib/doctor.sh). Load it after datarim-rules.awk
 # and before hook-payload.awk, whose parser it uses (its BEGIN runs first and
 # exits). Input: the file's bytes through `tr '\000\002' '\001\001'` (see
 # hook-fields.awk). Twin of _settings and _hook_file in
-# python/src/datarim_snapshot/doctor.py.
+# python/src/datarim_snapshot/_doctor.py.
 #
 # ENVIRON: DR_LIMIT (the most bytes read; install-hooks' limit), DR_CLAUDE (1
 # for a Claude Code file: its enabledPlugins count too), DR_COPILOT (1 for a

@@ -1,9 +1,9 @@
-# Python twin: python/src/datarim_snapshot/doctor.py
+# Python twin: python/src/datarim_snapshot/_doctor.py
 # Renders doctor's findings (scripts/lib/doctor.sh): the report an operator
 # reads top to bottom, or with DR_FORMAT=json one JSON object on one line.
 # Input: doctor_record's TAB-separated records, one a line (see doctor.sh);
 # every field is shown with invalid UTF-8 as U+FFFD. Needs datarim-rules.awk
-# before it. Twin of render and examine in python/src/datarim_snapshot/doctor.py.
+# before it. Twin of render and examine in python/src/datarim_snapshot/_doctor.py.
 
 function f(k) {
     return shown_controls(utf8_repair($k))

@@ -1,11 +1,11 @@
-# Python twin: python/src/datarim_snapshot/hook_payload.py
+# Python twin: python/src/datarim_snapshot/_hook_payload.py
 # Reads an agent-runtime hook payload (UserPromptSubmit, Stop) from stdin
 # and prints the members a hook asks for. Load it after datarim-rules.awk
 # and before hook-payload.awk, whose parser it uses (its BEGIN runs first
 # and exits). Run with LC_ALL=C, the payload through `tr '\000\002' '\001\001'`:
 # NUL (which some awks cannot hold) and STX (the record separator here, so
 # the whole stream is one record) arrive as SOH, and all three are invalid
-# anywhere in JSON, so no verdict changes. Twin of python/src/datarim_snapshot/hook_state.py
+# anywhere in JSON, so no verdict changes. Twin of python/src/datarim_snapshot/_hook_state.py
 # (read_payload).
 #
 # ENVIRON:

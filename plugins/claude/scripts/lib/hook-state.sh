@@ -1,9 +1,9 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/hook_state.py
+# Python twin: python/src/datarim_snapshot/_hook_state.py
 # What the agent-runtime hooks keep between calls (spec §9, docs/agent-runtimes.md):
 # the state directory, its log of failures and the per-session turn records
 # that the UserPromptSubmit hook leaves for the Stop hook. Twin of
-# python/src/datarim_snapshot/hook_state.py.
+# python/src/datarim_snapshot/_hook_state.py.
 #
 #   <state>/hooks.log           one line per failure: <YYYY-MM-DDTHH:MM:SSZ> <hook> <message>
 #   <state>/turns/<session-id>  the turn record of a session (hook_turn_write)

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/session_resume_block.py
+# Python twin: python/src/datarim_snapshot/_session_resume_block.py
 # The resume block printed after a session handoff is saved: what an
 # operator copies into a fresh window.
 # ENVIRON: DR_SESSION, DR_RECOMMENDED_NEXT, DR_NEXT_ACTION (as saved),

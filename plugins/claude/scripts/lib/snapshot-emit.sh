@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/snapshot_emit.py
+# Python twin: python/src/datarim_snapshot/_snapshot_emit.py
 # One call from a stage's final answer to its snapshot (spec §7 and §2):
 # reads the CTA block that ends the answer and writes the snapshot through
 # the writer's own renderer and publish step, the whole answer as the body.

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/snapshot_validator.py
+# Python twin: python/src/datarim_snapshot/_snapshot_validator.py
 # Stage-snapshot validator (spec §3): may this snapshot be trusted?
 #
 #   snapshot_check_file <file> <task-id> <msg-var>   0 valid, 1 missing, 2 malformed

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/redaction.py
+# Python twin: python/src/datarim_snapshot/_redaction.py
 # The secret redactor: replaces secrets with [REDACTED] before any text
 # reaches the disk. One interface for every writer (session handoff and
 # stage snapshots):
@@ -9,7 +9,7 @@
 #                                  PEM block spanning lines becomes one line)
 #   REDACT_COUNT                   secrets replaced so far
 #
-# Mirrors python/src/datarim_snapshot/redaction.py step for step; the rules are
+# Mirrors python/src/datarim_snapshot/_redaction.py step for step; the rules are
 # listed in docs/redaction.md. Matching uses literal search
 # (split on a metacharacter-free literal), single-character classes and
 # explicit loops only, so that every awk and Python's re agree on every match,

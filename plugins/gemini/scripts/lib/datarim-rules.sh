@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/rules.py
+# Python twin: python/src/datarim_snapshot/_rules.py
 # The ID rules of the command line: task IDs and session IDs, as
 # datarim-rules.awk judges them inside the awk programs.
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and

@@ -1,10 +1,10 @@
-# Python twin: python/src/datarim_snapshot/doctor.py
+# Python twin: python/src/datarim_snapshot/_doctor.py
 # What doctor finds of the MCP server (`datarim-snapshot mcp`, docs/mcp.md) in
 # one MCP client's configuration file (scripts/lib/doctor.sh). Load it after
 # datarim-rules.awk and doctor-hooks.awk (its words and clean) and before
 # hook-payload.awk, whose JSON parser it uses. Input: the file's bytes through
 # `tr '\000\002' '\001\001'`. Twin of _mcp_file, _mcp_ours and _toml_servers in
-# python/src/datarim_snapshot/doctor.py.
+# python/src/datarim_snapshot/_doctor.py.
 #
 # ENVIRON: DR_MCP (json: a JSON file with an mcpServers object, as Claude
 # Code's, Gemini CLI's and Cursor's; toml: a Codex config.toml), DR_LIMIT (the

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/doctor.py
+# Python twin: python/src/datarim_snapshot/_doctor.py
 # doctor: why something resumed or did not (docs/doctor.md). For the
 # workspace: the root the readers resolve and why (spec §8), whether it holds
 # a knowledge base, its active tasks (so what the SessionStart hook does),
@@ -7,7 +7,7 @@
 # project's hooks installed for Claude Code and Codex, the MCP clients that
 # run its MCP server, and the last lines of the hooks' log. Every verdict comes from the validators and readers
 # themselves; nothing here is a second copy of a rule. Twin of
-# python/src/datarim_snapshot/doctor.py.
+# python/src/datarim_snapshot/_doctor.py.
 #
 #   doctor_main [--root <dir>] [--json]     0 healthy, 1 something to fix, 2 usage
 #

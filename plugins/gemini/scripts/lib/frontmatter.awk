@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/frontmatter.py
+# Python twin: python/src/datarim_snapshot/_frontmatter.py
 # Reads `key: value` frontmatter the way every datarim validator does: one
 # field per line, each exactly once, in the writer's order.
 #

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/git_anchor.py
+# Python twin: python/src/datarim_snapshot/_git_anchor.py
 # Git anchoring of a stage snapshot: the optional frontmatter fields the
 # writer adds after `truncated` when the workspace root is in a git work
 # tree, and the form the validator demands of them. Loaded by

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/git_anchor.py
+# Python twin: python/src/datarim_snapshot/_git_anchor.py
 # Git anchoring of stage snapshots (docs/replay.md, the drift notice):
 # where the code stood when a snapshot was written. Its replay side, whether
 # the code has moved on since, is git-drift.sh.

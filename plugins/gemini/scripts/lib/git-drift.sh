@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/git_drift.py
+# Python twin: python/src/datarim_snapshot/_git_drift.py
 # The replay side of git anchoring (docs/replay.md, the drift notice):
 # whether the code has moved on since a snapshot recorded where it stood
 # (git-anchor.sh), and the notice that says so above the replay prompt.

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/hook_payload.py
+# Python twin: python/src/datarim_snapshot/_hook_payload.py
 # Reads a Claude Code hook payload and prints its "source" and "cwd" members,
 # one a line, then its "session_id" (an empty line when it is not such a
 # string: only the pending resume of a /clear needs it). Exits 1 unless the payload is one strict JSON object (RFC 8259:

@@ -1,10 +1,10 @@
-# Python twin: python/src/datarim_snapshot/install_hooks.py
+# Python twin: python/src/datarim_snapshot/_install_hooks.py
 # Merges this project's three hooks into a Claude Code settings.json or a
 # Codex hooks.json (install-hooks.sh), changing no byte that is not ours.
 # Load it after datarim-rules.awk and before hook-payload.awk, whose parser
 # it uses (its BEGIN runs first and exits). Input: the file's bytes through
 # `tr '\000\002' '\001\001'` (see hook-fields.awk). Twin of
-# python/src/datarim_snapshot/install_hooks.py (the same splice, step for step).
+# python/src/datarim_snapshot/_install_hooks.py (the same splice, step for step).
 #
 # ENVIRON: DR_SPLICE_SESSION_START, DR_SPLICE_PROMPT, DR_SPLICE_STOP (the
 # hook commands); DR_SPLICE_NEW=1 when there is no file yet (read as "{}\n");

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/install_hooks.py
+# Python twin: python/src/datarim_snapshot/_install_hooks.py
 # install-hooks (spec §9): this project's SessionStart, UserPromptSubmit and
 # Stop hooks into a Claude Code, Gemini CLI or Qwen Code settings.json or a
 # Codex hooks.json (Gemini: SessionStart, BeforeAgent and AfterAgent).
@@ -19,7 +19,7 @@
 # object, say) is refused and left as it is. The new file replaces the old
 # atomically (a temp file beside it renamed over it) with the old one's mode
 # (600 for a new file). Exit: 0 installed or already there; 1 refused or
-# I/O failure; 2 usage. Twin of python/src/datarim_snapshot/install_hooks.py.
+# I/O failure; 2 usage. Twin of python/src/datarim_snapshot/_install_hooks.py.
 # Sourcing defines install_hooks* functions (plus those of datarim-common.sh)
 # and nothing else.
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/prompt_hook.py
+# Python twin: python/src/datarim_snapshot/_prompt_hook.py
 # The UserPromptSubmit hook of Claude Code and Codex (spec §9): records the
 # turn's stage command for the Stop hook (stop-hook.sh), which captures the
 # snapshot when the turn ends. The transcript is not always written yet when
@@ -14,7 +14,7 @@
 # other prompt removes the record, so a record never outlives its turn into
 # a later, plain one. Never blocks a prompt: it prints nothing and returns 0;
 # a failure is one line in the hooks log. Twin of
-# python/src/datarim_snapshot/prompt_hook.py. Sourcing defines prompt_hook*
+# python/src/datarim_snapshot/_prompt_hook.py. Sourcing defines prompt_hook*
 # functions (plus those of hook-state.sh) and nothing else.
 
 # Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would

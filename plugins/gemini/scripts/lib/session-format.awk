@@ -1,8 +1,8 @@
-# Python twin: python/src/datarim_snapshot/session_format.py
+# Python twin: python/src/datarim_snapshot/_session_format.py
 # The session-handoff artefact (spec §5): layer headings, claim
 # provenance and the whole-file check every block must pass. Shared by the
 # writer (which checks a file before appending to it), the validator and the
-# resume. Mirrors python/src/datarim_snapshot/session_format.py.
+# resume. Mirrors python/src/datarim_snapshot/_session_format.py.
 #
 # session_check_file(id, text, nul) judges the file's N bytes, of which
 # text holds those before the first NUL (at offset nul, -1: none), and calls

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/session_handoff_writer.py
+# Python twin: python/src/datarim_snapshot/_session_handoff_writer.py
 # Session-handoff writer (spec §5): <root>/datarim/sessions/{SESSION-ID}.session.md,
 # append-only, at most 32768 bytes, secrets redacted, every claim tagged.
 #

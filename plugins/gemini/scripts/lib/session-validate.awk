@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/session_handoff_validator.py
+# Python twin: python/src/datarim_snapshot/_session_handoff_validator.py
 # Decides whether a session-handoff artefact may be trusted (spec §5):
 # every block, not only the first.
 # ENVIRON: DR_SESSION (the ID in the file name, already checked),

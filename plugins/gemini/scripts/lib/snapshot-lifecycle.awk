@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/snapshot_lifecycle.py
+# Python twin: python/src/datarim_snapshot/_snapshot_lifecycle.py
 # Output of the snapshot lifecycle commands (snapshot-lifecycle.sh).
 #
 # DR_MODE=show-json   ENVIRON DR_TASK DR_PATH DR_STAGE DR_COMMAND DR_CAPTURED_AT

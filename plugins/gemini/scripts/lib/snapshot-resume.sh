@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/snapshot_resume.py
+# Python twin: python/src/datarim_snapshot/_snapshot_resume.py
 # Snapshot-first resume (spec §4): a task's replay prompt when its
 # snapshot is valid, else its legacy context (spec §1, fallback order).
 #

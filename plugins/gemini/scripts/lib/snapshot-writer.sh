@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Python twin: python/src/datarim_snapshot/snapshot_writer.py
+# Python twin: python/src/datarim_snapshot/_snapshot_writer.py
 # Stage-snapshot writer (spec §2): one file per task,
 # <root>/datarim/snapshots/{TASK-ID}.snapshot.md, replaced whole on each call.
 #

@@ -1,4 +1,4 @@
-# Python twin: python/src/datarim_snapshot/task_list.py
+# Python twin: python/src/datarim_snapshot/_task_list.py
 # The task lists of a knowledge base, in every form the reference's commands
 # wrote them (spec §8.1): one parser for every reader.
 #
