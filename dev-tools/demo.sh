@@ -12,7 +12,10 @@ mkdir -p "$root"
 cd "$work"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-show() { printf '$ %s\n' "$*"; "$@"; }
+show() {
+  printf '$ %s\n' "$*"
+  "$@"
+}
 
 emit_stage() { # <stage> <command> [--dry-run]; the stage's answer, ending in its CTA block, on stdin
   cat >"$work/answer.md"

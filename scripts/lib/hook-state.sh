@@ -232,9 +232,9 @@ hook_read_payload() {
   case $hook_dir in */*) hook_dir=${hook_dir%/*} ;; *) hook_dir=. ;; esac
   hook_out=$({ head -c 262145 && cat >/dev/null; } 2>/dev/null | tr '\000\002' '\001\001' |
     DR_HOOK_LIMIT=262144 DR_HOOK_FIELDS=$2 \
-    DR_HOOK_TEXT=${3:-} DR_HOOK_TEXT_FILE=${4:-} DR_HOOK_COMMAND=${5:-} LC_ALL=C \
-    awk -f "$hook_dir/datarim-rules.awk" -f "$hook_dir/hook-fields.awk" -f "$hook_dir/hook-payload.awk" \
-    2>/dev/null) || hook_status=$?
+      DR_HOOK_TEXT=${3:-} DR_HOOK_TEXT_FILE=${4:-} DR_HOOK_COMMAND=${5:-} LC_ALL=C \
+      awk -f "$hook_dir/datarim-rules.awk" -f "$hook_dir/hook-fields.awk" -f "$hook_dir/hook-payload.awk" \
+      2>/dev/null) || hook_status=$?
   printf -v "$1" '%s' "$hook_out"
   return "$hook_status"
 }

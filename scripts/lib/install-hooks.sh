@@ -66,9 +66,12 @@ install_hooks_listing() {
   n=$#
   for name in "$@"; do
     k=$((k + 1))
-    if [ "$k" -eq 1 ]; then out=$name
-    elif [ "$k" -eq "$n" ]; then out="$out and $name"
-    else out="$out, $name"
+    if [ "$k" -eq 1 ]; then
+      out=$name
+    elif [ "$k" -eq "$n" ]; then
+      out="$out and $name"
+    else
+      out="$out, $name"
     fi
   done
   if [ "$n" -eq 1 ]; then out="the $out hook"; else out="the $out hooks"; fi
@@ -93,13 +96,13 @@ install_hooks_main_body() {
   esac
   file=$opt_file
   if [ -z "$file" ]; then
-    if [ "$opt_runtime" = codex ] && case ${CODEX_HOME:-} in /*) true ;; *) false ;; esac; then
+    if [ "$opt_runtime" = codex ] && case ${CODEX_HOME:-} in /*) true ;; *) false ;; esac then
       file=$CODEX_HOME/hooks.json
-    elif [ "$opt_runtime" = copilot ] && case ${COPILOT_HOME:-} in /*) true ;; *) false ;; esac; then
+    elif [ "$opt_runtime" = copilot ] && case ${COPILOT_HOME:-} in /*) true ;; *) false ;; esac then
       file=$COPILOT_HOME/settings.json
-    elif [ "$opt_runtime" = opencode ] && case ${XDG_CONFIG_HOME:-} in /*) true ;; *) false ;; esac; then
+    elif [ "$opt_runtime" = opencode ] && case ${XDG_CONFIG_HOME:-} in /*) true ;; *) false ;; esac then
       file=$XDG_CONFIG_HOME/opencode/plugin/datarim-snapshots.js
-    elif case ${HOME:-} in /*) true ;; *) false ;; esac; then
+    elif case ${HOME:-} in /*) true ;; *) false ;; esac then
       case $opt_runtime in
         codex) file=$HOME/.codex/hooks.json ;;
         opencode) file=$HOME/.config/opencode/plugin/datarim-snapshots.js ;;
@@ -276,9 +279,15 @@ install_hooks_replace() {
   case $1 in */*) dir=${1%/*} name=${1##*/} ;; *) dir=. name=$1 ;; esac
   tmp=$dir/.$name.tmp.${BASHPID:-$$}.$RANDOM
   if [ "$3" = 1 ]; then
-    (umask 077 && printf '%s' "$2" >"$tmp") 2>/dev/null || { rm -f -- "$tmp" 2>/dev/null; return 1; }
+    (umask 077 && printf '%s' "$2" >"$tmp") 2>/dev/null || {
+      rm -f -- "$tmp" 2>/dev/null
+      return 1
+    }
   else
-    { cp -p -- "$1" "$tmp" && printf '%s' "$2" >"$tmp"; } 2>/dev/null || { rm -f -- "$tmp" 2>/dev/null; return 1; }
+    { cp -p -- "$1" "$tmp" && printf '%s' "$2" >"$tmp"; } 2>/dev/null || {
+      rm -f -- "$tmp" 2>/dev/null
+      return 1
+    }
   fi
   sync -- "$tmp" 2>/dev/null || sync 2>/dev/null || :
   mv -f -- "$tmp" "$1" 2>/dev/null && return 0

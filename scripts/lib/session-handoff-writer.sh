@@ -195,7 +195,7 @@ write_session_handoff_body() {
     session_render_block new "$opt_session" "$opt_captured_by" "$opt_recommended_next" \
       "$opt_next_action" "$opt_captured_at" "$tasks_text" "$tasks_len" "$tasks_nul" \
       "$body_text" "$body_len" "$body_nul" "$old_text" "$old_len" "$old_nul" \
-    "$git_paths" "$git_facts" || status=1
+      "$git_paths" "$git_facts" || status=1
   fi
   if [ "$status" -eq 0 ]; then
     content=$new_block

@@ -180,9 +180,15 @@ snapshot_self_test() {
       --captured-at 2026-01-01T00:00:00Z 2>/dev/null &&
       snapshot_check_file "$file" SELF-0001 msg &&
       printf 'x' >>"$file" &&
-      { snapshot_check_file "$file" SELF-0001 msg; [ $? -eq 2 ]; } &&
+      {
+        snapshot_check_file "$file" SELF-0001 msg
+        [ $? -eq 2 ]
+      } &&
       rm -f -- "$file" &&
-      { snapshot_check_file "$file" SELF-0001 msg; [ $? -eq 1 ]; }
+      {
+        snapshot_check_file "$file" SELF-0001 msg
+        [ $? -eq 1 ]
+      }
   } || status=2
   rm -rf -- "$scratch" 2>/dev/null || :
   if [ "$status" -ne 0 ]; then

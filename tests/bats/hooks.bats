@@ -31,7 +31,10 @@ caller_state_here() {
     after=\$(state)
     [ \"\$before\" = \"\$after\" ] || { diff <(echo \"\$before\") <(echo \"\$after\"); exit 9; }
     declare -F stop_hook prompt_hook install_hooks_main hook_state_dir >/dev/null"
-  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$status" -eq 0 ] || {
+    echo "$output"
+    false
+  }
   [ "$output" = "bye" ]
 }
 
@@ -66,7 +69,10 @@ PY
     after=\$(state)
     [ \"\$before\" = \"\$after\" ] || { diff <(echo \"\$before\") <(echo \"\$after\"); exit 9; }
     echo \"codes:\$codes\""
-  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$status" -eq 0 ] || {
+    echo "$output"
+    false
+  }
   [ "$output" = $'codes: 1 2\nbye' ]
   [ -f "$ROOT/datarim/snapshots/TUNE-0032.snapshot.md" ]
   [ -f "$ROOT/settings.json" ]

@@ -102,9 +102,9 @@ calls() {
     write_snapshot() {
       REPO_ROOT="$(git rev-parse --show-toplevel)"
       bash "${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/snapshot-writer-wrapper.sh" --root "$REPO_ROOT" --task "$TASK_ID" \
-          --stage "$STAGE" --command "$COMMAND" --captured-by agent \
-          --recommended-next "$CTA_PRIMARY" --options-file "$OPTIONS_TMP" --body-file "$BODY_TMP" \
-        || echo "warn: snapshot-writer-wrapper failed for $TASK_ID (continuing per V-AC-7)" >&2
+        --stage "$STAGE" --command "$COMMAND" --captured-by agent \
+        --recommended-next "$CTA_PRIMARY" --options-file "$OPTIONS_TMP" --body-file "$BODY_TMP" ||
+        echo "warn: snapshot-writer-wrapper failed for $TASK_ID (continuing per V-AC-7)" >&2
     }
     step writer write_snapshot
     step snapshot-check \
@@ -115,8 +115,8 @@ calls() {
       BODY_TMP=$T/session-body.md
       SESSION_ID=SESSION-20260615-130000
       bash "${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/session-handoff-writer-wrapper.sh" --root "$REPO_ROOT" --session "$SESSION_ID" \
-          --captured-by agent --recommended-next "/dr-next TUNE-0420" --next-action "…" \
-          --active-tasks-file "$TASKS_TMP" --body-file "$BODY_TMP"
+        --captured-by agent --recommended-next "/dr-next TUNE-0420" --next-action "…" \
+        --active-tasks-file "$TASKS_TMP" --body-file "$BODY_TMP"
     }
     step session-writer write_session
     step session-check \
@@ -124,7 +124,7 @@ calls() {
     step sha-presence \
       bash "${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/reverify-session-claims.sh" --sha-presence --repo "$T/ws" --sha e35ea16 --files tools/tool.sh
     step stale \
-      bash "${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/reverify-session-claims.sh" --stale        --repo "$T/ws" --saved-sha 680cc13
+      bash "${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/reverify-session-claims.sh" --stale --repo "$T/ws" --saved-sha 680cc13
     step file-missing \
       bash "${DATARIM_RUNTIME:-$HOME/.claude}/dev-tools/reverify-session-claims.sh" --file-missing --path docs/gone.md
     # A missing flag: the line, then the usage the reference prints.
@@ -426,9 +426,15 @@ restore_after_every_kill() {
   for at in $steps; do
     status=0
     killed_install "$T/src" "$at" || status=$?
-    [ "$status" -eq 137 ] || { echo "step $at: install exit $status: $(cat "$T/install.out")"; return 1; }
+    [ "$status" -eq 137 ] || {
+      echo "step $at: install exit $status: $(cat "$T/install.out")"
+      return 1
+    }
     run "$T/src/dev-tools/install.sh" --restore
-    [ "$status" -eq 0 ] || { echo "step $at: restore exit $status: $output"; return 1; }
+    [ "$status" -eq 0 ] || {
+      echo "step $at: restore exit $status: $output"
+      return 1
+    }
     [[ $output == *"as it was before the install"* ]] || [[ $output == *"nothing to restore"* ]]
     [ "$(tree "$DATARIM_RUNTIME")" = "$before" ] || {
       echo "step $at: the runtime differs after restore:"

@@ -31,7 +31,7 @@ gone_pid() {
   [ "$output" = held ]
   # Well under the 2 s grace (bash 5's clock in microseconds; else whole seconds).
   if [ -n "$began" ]; then
-    [ $(( (${EPOCHREALTIME//[.,]/} - ${began//[.,]/}) / 1000 )) -lt 1500 ]
+    [ $(((${EPOCHREALTIME//[.,]/} - ${began//[.,]/}) / 1000)) -lt 1500 ]
   else
     [ "$SECONDS" -le 1 ]
   fi

@@ -36,7 +36,10 @@ shell_state() {
       trap - EXIT
       [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); exit 1; }
     ' _ "$REPO/scripts/lib/$lib"
-    [ "$status" -eq 0 ] || { echo "$lib: $output"; return 1; }
+    [ "$status" -eq 0 ] || {
+      echo "$lib: $output"
+      return 1
+    }
   done
 }
 
@@ -59,7 +62,10 @@ shell_state() {
     after=$(shell_state)
     [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after"); exit 1; }
   ' _ "$REPO" "$WS"
-  [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+  [ "$status" -eq 0 ] || {
+    echo "$output"
+    return 1
+  }
 }
 
 # Runs the hook of one implementation; prints its exit code, then its output.
@@ -76,7 +82,10 @@ hook() {
 @test "the hook prints nothing and exits 0 when stdin is closed (bash and Python)" {
   for impl in bash python; do
     run bash -c "$(declare -f hook); REPO=\$1; hook \$2 <&-" _ "$REPO" "$impl"
-    [ "$status" -eq 0 ] && [ -z "$output" ] || { echo "$impl: $status $output"; return 1; }
+    [ "$status" -eq 0 ] && [ -z "$output" ] || {
+      echo "$impl: $status $output"
+      return 1
+    }
   done
 }
 
@@ -84,7 +93,10 @@ hook() {
   payload='{"source":"clear","cwd":"'$WS'"}'
   for impl in bash python; do
     run bash -c "$(declare -f hook); REPO=\$1; printf '%s' \"\$3\" | hook \$2 >&-" _ "$REPO" "$impl" "$payload"
-    [ "$status" -eq 0 ] && [ -z "$output" ] || { echo "$impl: $status $output"; return 1; }
+    [ "$status" -eq 0 ] && [ -z "$output" ] || {
+      echo "$impl: $status $output"
+      return 1
+    }
   done
 }
 
@@ -103,7 +115,10 @@ os.execvp("bash", ["bash"] + sys.argv[1:])' -c "$(declare -f hook)"'
       mkfifo "$4/fifo" && exec 5<>"$4/fifo" 6>"$4/fifo" 5<&-
       printf "%s" "$3" | hook "$2" >&6
       echo "exit $?"' _ "$REPO" "$impl" "$payload" "$BATS_TEST_TMPDIR"
-    [ "$status" -eq 0 ] && [ "$output" = "exit 0" ] || { echo "$impl: $status $output"; return 1; }
+    [ "$status" -eq 0 ] && [ "$output" = "exit 0" ] || {
+      echo "$impl: $status $output"
+      return 1
+    }
     rm -f "$BATS_TEST_TMPDIR/fifo"
   done
 }
@@ -113,11 +128,17 @@ os.execvp("bash", ["bash"] + sys.argv[1:])' -c "$(declare -f hook)"'
   for impl in bash python; do
     run bash -c "$(declare -f hook); REPO=\$1; printf '%s' \"\$3\" | hook \$2 >/dev/full; echo \"exit \$?\"" \
       _ "$REPO" "$impl" "$payload"
-    [ "$status" -eq 0 ] && [ "$output" = "exit 0" ] || { echo "$impl: $status $output"; return 1; }
+    [ "$status" -eq 0 ] && [ "$output" = "exit 0" ] || {
+      echo "$impl: $status $output"
+      return 1
+    }
     # The same payload through a pipe does print the hook's one JSON line.
     run bash -c "$(declare -f hook); REPO=\$1; printf '%s' \"\$3\" | hook \$2" _ "$REPO" "$impl" "$payload"
     [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 1 ] && [[ ${lines[0]} == '{"hookSpecificOutput":'*'}}' ]] ||
-      { echo "$impl: $status $output"; return 1; }
+      {
+        echo "$impl: $status $output"
+        return 1
+      }
   done
 }
 

@@ -75,8 +75,14 @@ caller() {
     case ${entry##*/} in demo*.sh | session-start-hook.sh | stop-hook.sh | prompt-hook.sh) continue ;; esac
     plain=$("$entry" --help 2>&1) && plain_status=0 || plain_status=$?
     run env SHELLOPTS=keyword "$entry" --help
-    [ "$status" -eq "$plain_status" ] || { echo "${entry##*/}: exit $status, not $plain_status: $output"; return 1; }
-    [ "$output" = "$plain" ] || { echo "${entry##*/}: $output"; return 1; }
+    [ "$status" -eq "$plain_status" ] || {
+      echo "${entry##*/}: exit $status, not $plain_status: $output"
+      return 1
+    }
+    [ "$output" = "$plain" ] || {
+      echo "${entry##*/}: $output"
+      return 1
+    }
   done
   run env SHELLOPTS=keyword DATARIM_STATE_DIR="$BATS_TEST_TMPDIR/state" "$REPO/dev-tools/session-start-hook.sh" </dev/null
   [ "$status" -eq 0 ]
@@ -130,5 +136,6 @@ caller() {
     done
     echo done"
   [ "$status" -eq 0 ]
-  echo "$output"; [ "$output" = "done" ]
+  echo "$output"
+  [ "$output" = "done" ]
 }

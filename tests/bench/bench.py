@@ -78,10 +78,13 @@ def race(argvs: list[list[str]]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-STOP_ANSWER = """**BENCH-0001 · Bench task**
+STOP_ANSWER = (
+    """**BENCH-0001 · Bench task**
 
 Plan verified: 3 steps, 2 risks; gates green.
-""" + "Stage summary line, the kind a stage answer is made of.\n" * 60 + """
+"""
+    + "Stage summary line, the kind a stage answer is made of.\n" * 60
+    + """
 ---
 
 **Следующий шаг — BENCH-0001** (L2, in_progress)
@@ -92,6 +95,7 @@ Plan verified: 3 steps, 2 risks; gates green.
 
 ---
 """
+)
 
 
 def stop_hook_rows(base: Path) -> list[tuple[str, str, str]]:

@@ -150,13 +150,19 @@ class Sandbox:
         env = {**self.env(), **extra_env}
         try:
             done = subprocess.run(
-                argv, cwd=cwd or self.ws, env=env, stdin=subprocess.DEVNULL,
-                capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                argv,
+                cwd=cwd or self.ws,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=RUN_TIMEOUT,
             )
         except subprocess.TimeoutExpired as timeout:
             pytest.fail(f"{' '.join(argv)}: no end within {RUN_TIMEOUT} s\n{timeout.stderr!r}")
-        run = Run(argv, done.returncode, done.stdout, done.stderr,
-                  self.api.model_requests()[before:])
+        run = Run(
+            argv, done.returncode, done.stdout, done.stderr, self.api.model_requests()[before:]
+        )
         self.runs.append(run)
         assert run.returncode == 0, str(run)
         return run
@@ -253,8 +259,11 @@ class Claude(Agent):
     def hook_context(self, request: Request) -> list[str]:
         # 2.1.328: a text block of its own, "SessionStart hook additional
         # context: <the text>", in a message of role "system".
-        return [text for text in self.context_of(request)
-                if text.startswith("SessionStart hook additional context: ")]
+        return [
+            text
+            for text in self.context_of(request)
+            if text.startswith("SessionStart hook additional context: ")
+        ]
 
     def claude(self, *args: str, cwd: Path | None = None) -> Run:
         return self.box.run([str(NODE_BIN / "claude"), *args], self.cli_env(), cwd)
@@ -286,9 +295,12 @@ class Codex(Agent):
     def hook_context(self, request: Request) -> list[str]:
         # A developer message of the Responses input.
         items = request.body.get("input", []) if isinstance(request.body, dict) else []
-        return [text for item in items
-                if isinstance(item, dict) and item.get("role") == "developer"
-                for text in _strings(item.get("content"))]
+        return [
+            text
+            for item in items
+            if isinstance(item, dict) and item.get("role") == "developer"
+            for text in _strings(item.get("content"))
+        ]
 
     def codex(self, *args: str) -> Run:
         return self.box.run([str(NODE_BIN / "codex"), *args], self.cli_env())
@@ -296,14 +308,21 @@ class Codex(Agent):
     def turn(self, prompt: str, reply: str) -> Run:
         self.box.api.reply = reply
         return self.codex(
-            "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt,
+            "exec",
+            "--dangerously-bypass-hook-trust",
+            "--skip-git-repo-check",
+            prompt,
         )
 
     def resume(self, prompt: str, reply: str) -> Run:
         self.box.api.reply = reply
         return self.codex(
-            "exec", "resume", "--last", "--dangerously-bypass-hook-trust",
-            "--skip-git-repo-check", prompt,
+            "exec",
+            "resume",
+            "--last",
+            "--dangerously-bypass-hook-trust",
+            "--skip-git-repo-check",
+            prompt,
         )
 
 
@@ -324,7 +343,7 @@ def _strings(value: Any) -> Iterator[str]:
 def frontmatter(text: str) -> dict[str, str]:
     """The snapshot's top-level `key: value` lines (enough for the fields checked)."""
     assert text.startswith("---\n"), text[:200]
-    head = text[4:text.index("\n---\n", 4)]
+    head = text[4 : text.index("\n---\n", 4)]
     return {
         key.strip(): value.strip()
         for key, sep, value in (line.partition(":") for line in head.splitlines())
@@ -337,7 +356,10 @@ def resume_text(ws: Path) -> str:
     replay prompt of the task's snapshot."""
     done = subprocess.run(
         [str(REPO / "dev-tools" / "resume-task.sh"), "--root", str(ws)],
-        capture_output=True, text=True, timeout=60, check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     assert "done before:" in done.stdout, done.stdout  # a replay, not the legacy context
     return done.stdout.strip()
@@ -346,10 +368,25 @@ def resume_text(ws: Path) -> str:
 def clean_copy(dest: Path) -> Path:
     """The checkout without its ignored files (.venv, .e2e ...): what a clean
     clone holds, uncommitted changes included."""
-    listed = subprocess.run(
-        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        capture_output=True, check=True, timeout=60,
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            [
+                "git",
+                "-C",
+                str(REPO),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = REPO / name
         target = dest / name

@@ -226,38 +226,62 @@ class _Handler(BaseHTTPRequestHandler):
             self._messages_tool_use(body, model, message_id, call)
             return
         if not body.get("stream"):
-            self._send_json(200, {
-                "id": message_id, "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn", "stop_sequence": None, "usage": usage,
-            })
+            self._send_json(
+                200,
+                {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [{"type": "text", "text": text}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            )
             return
         start: dict[str, Any] = {
-            "id": message_id, "type": "message", "role": "assistant", "model": model,
-            "content": [], "stop_reason": None, "stop_sequence": None,
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 1},
         }
         events: list[tuple[str, dict[str, Any]]] = [
             ("message_start", {"type": "message_start", "message": start}),
-            ("content_block_start", {
-                "type": "content_block_start", "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            }),
+            (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            ),
         ]
         events += [
-            ("content_block_delta", {
-                "type": "content_block_delta", "index": 0,
-                "delta": {"type": "text_delta", "text": piece},
-            })
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": piece},
+                },
+            )
             for piece in _pieces(text)
         ]
         events += [
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": usage["output_tokens"]},
-            }),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                    "usage": {"output_tokens": usage["output_tokens"]},
+                },
+            ),
             ("message_stop", {"type": "message_stop"}),
         ]
         self._send_events(events)
@@ -269,35 +293,64 @@ class _Handler(BaseHTTPRequestHandler):
         block = {"type": "tool_use", "id": f"toolu_{message_id}", "name": name}
         usage = {"input_tokens": 10, "output_tokens": 10}
         if not body.get("stream"):
-            self._send_json(200, {
-                "id": message_id, "type": "message", "role": "assistant", "model": model,
-                "content": [{**block, "input": arguments}],
-                "stop_reason": "tool_use", "stop_sequence": None, "usage": usage,
-            })
+            self._send_json(
+                200,
+                {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [{**block, "input": arguments}],
+                    "stop_reason": "tool_use",
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            )
             return
         start: dict[str, Any] = {
-            "id": message_id, "type": "message", "role": "assistant", "model": model,
-            "content": [], "stop_reason": None, "stop_sequence": None,
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 1},
         }
-        self._send_events([
-            ("message_start", {"type": "message_start", "message": start}),
-            ("content_block_start", {
-                "type": "content_block_start", "index": 0,
-                "content_block": {**block, "input": {}},
-            }),
-            ("content_block_delta", {
-                "type": "content_block_delta", "index": 0,
-                "delta": {"type": "input_json_delta", "partial_json": json.dumps(arguments)},
-            }),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", {
-                "type": "message_delta",
-                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-                "usage": {"output_tokens": 10},
-            }),
-            ("message_stop", {"type": "message_stop"}),
-        ])
+        self._send_events(
+            [
+                ("message_start", {"type": "message_start", "message": start}),
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": 0,
+                        "content_block": {**block, "input": {}},
+                    },
+                ),
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": 0,
+                        "delta": {
+                            "type": "input_json_delta",
+                            "partial_json": json.dumps(arguments),
+                        },
+                    },
+                ),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                        "usage": {"output_tokens": 10},
+                    },
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ]
+        )
 
     def _responses(self, request: Request, n: int) -> None:
         body = request.body if isinstance(request.body, dict) else {}
@@ -305,40 +358,66 @@ class _Handler(BaseHTTPRequestHandler):
         text = self.owner.reply
         response_id, item_id = f"resp_fake_{n}", f"msg_fake_{n}"
         usage = {
-            "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
             "output_tokens": max(1, len(text) // 4),
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": 10 + max(1, len(text) // 4),
         }
         base = {"id": response_id, "object": "response", "model": model, "output": []}
         item = {
-            "type": "message", "id": item_id, "role": "assistant", "status": "completed",
+            "type": "message",
+            "id": item_id,
+            "role": "assistant",
+            "status": "completed",
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }
         events: list[tuple[str, dict[str, Any]]] = [
-            ("response.created", {
-                "type": "response.created", "response": {**base, "status": "in_progress"},
-            }),
-            ("response.output_item.added", {
-                "type": "response.output_item.added", "output_index": 0,
-                "item": {**item, "status": "in_progress", "content": []},
-            }),
+            (
+                "response.created",
+                {
+                    "type": "response.created",
+                    "response": {**base, "status": "in_progress"},
+                },
+            ),
+            (
+                "response.output_item.added",
+                {
+                    "type": "response.output_item.added",
+                    "output_index": 0,
+                    "item": {**item, "status": "in_progress", "content": []},
+                },
+            ),
         ]
         events += [
-            ("response.output_text.delta", {
-                "type": "response.output_text.delta", "item_id": item_id,
-                "output_index": 0, "content_index": 0, "delta": piece,
-            })
+            (
+                "response.output_text.delta",
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item_id,
+                    "output_index": 0,
+                    "content_index": 0,
+                    "delta": piece,
+                },
+            )
             for piece in _pieces(text)
         ]
         events += [
-            ("response.output_item.done", {
-                "type": "response.output_item.done", "output_index": 0, "item": item,
-            }),
-            ("response.completed", {
-                "type": "response.completed",
-                "response": {**base, "status": "completed", "output": [item], "usage": usage},
-            }),
+            (
+                "response.output_item.done",
+                {
+                    "type": "response.output_item.done",
+                    "output_index": 0,
+                    "item": item,
+                },
+            ),
+            (
+                "response.completed",
+                {
+                    "type": "response.completed",
+                    "response": {**base, "status": "completed", "output": [item], "usage": usage},
+                },
+            ),
         ]
         self._send_events(events)
 
@@ -365,13 +444,16 @@ class _Handler(BaseHTTPRequestHandler):
         text = self.owner.reply
         pieces = _pieces(text)
         output_tokens = max(1, len(text) // 4)
-        usage = {"promptTokenCount": self.owner.prompt_tokens,
-                 "candidatesTokenCount": output_tokens,
-                 "totalTokenCount": self.owner.prompt_tokens + output_tokens}
+        usage = {
+            "promptTokenCount": self.owner.prompt_tokens,
+            "candidatesTokenCount": output_tokens,
+            "totalTokenCount": self.owner.prompt_tokens + output_tokens,
+        }
 
         def chunk(piece: str, last: bool) -> dict[str, Any]:
             candidate: dict[str, Any] = {
-                "content": {"role": "model", "parts": [{"text": piece}]}, "index": 0,
+                "content": {"role": "model", "parts": [{"text": piece}]},
+                "index": 0,
             }
             if last:
                 candidate["finishReason"] = "STOP"
@@ -384,7 +466,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, chunk(text, True))
             return
         self._send_data_events(
-            [chunk(piece, k == len(pieces) - 1) for k, piece in enumerate(pieces)], done=False,
+            [chunk(piece, k == len(pieces) - 1) for k, piece in enumerate(pieces)],
+            done=False,
         )
 
 
@@ -396,6 +479,7 @@ def _is_model_path(path: str) -> bool:
 
 # -- OpenAI chat completions (GitHub Copilot CLI, opencode, Qwen Code) --
 
+
 def _chat_completion_reply(handler: _Handler, request: Request, n: int) -> None:
     """POST /v1/chat/completions: the scripted text as one choice, streamed as
     `data:` chunks ending in `data: [DONE]` when the request asks for a stream."""
@@ -404,20 +488,38 @@ def _chat_completion_reply(handler: _Handler, request: Request, n: int) -> None:
     text = handler.owner.reply
     completion_id = f"chatcmpl-fake-{n}"
     prompt_tokens = handler.owner.prompt_tokens
-    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": max(1, len(text) // 4),
-             "total_tokens": prompt_tokens + max(1, len(text) // 4)}
+    usage = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": max(1, len(text) // 4),
+        "total_tokens": prompt_tokens + max(1, len(text) // 4),
+    }
     if not body.get("stream"):
-        handler._send_json(200, {
-            "id": completion_id, "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": usage,
-        })
+        handler._send_json(
+            200,
+            {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": 0,
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": text},
+                    }
+                ],
+                "usage": usage,
+            },
+        )
         return
     base = {"id": completion_id, "object": "chat.completion.chunk", "created": 0, "model": model}
     chunks: list[dict[str, Any]] = [
-        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
-                              "finish_reason": None}]},
+        {
+            **base,
+            "choices": [
+                {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}
+            ],
+        },
     ]
     chunks += [
         {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
@@ -472,7 +574,7 @@ def _call_to_make(owner: FakeModelAPI, body: dict[str, Any]) -> tuple[str, dict[
 
 def _pieces(text: str, size: int = 200) -> list[str]:
     """The reply in several deltas, as a real stream comes."""
-    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
 if __name__ == "__main__":

@@ -84,7 +84,10 @@ class Gemini(Agent):
             return
         done = subprocess.run(
             [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "gemini"],
-            env={**self.box.env(), **self.cli_env()}, capture_output=True, text=True, timeout=60,
+            env={**self.box.env(), **self.cli_env()},
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(
@@ -129,17 +132,20 @@ class Gemini(Agent):
         requests of that prompt."""
         self.box.api.reply = reply
         pending = self.box.home / ".local" / "state" / "datarim" / "resume"
-        with Terminal([str(NODE_BIN / "gemini"), "-m", GEMINI_MODEL],
-                      {**self.box.env(), **self.cli_env(), "TERM": "xterm-256color"},
-                      self.box.ws) as term:
+        with Terminal(
+            [str(NODE_BIN / "gemini"), "-m", GEMINI_MODEL],
+            {**self.box.env(), **self.cli_env(), "TERM": "xterm-256color"},
+            self.box.ws,
+        ) as term:
             # 0.61.0 on this terminal draws its banner, then takes input without
             # drawing the prompt box: a moment after the banner, it listens.
             term.wait_for(lambda: "Tips for getting started" in term.screen(), "the banner")
             time.sleep(3)
             term.type("/clear")
             # SessionStart(clear) keeps the resume for the next BeforeAgent.
-            term.wait_for(lambda: pending.is_dir() and any(pending.iterdir()),
-                          "the pending resume of /clear")
+            term.wait_for(
+                lambda: pending.is_dir() and any(pending.iterdir()), "the pending resume of /clear"
+            )
             time.sleep(1)  # the screen redrawn after /clear
             before = len(self.box.api.model_requests())
             term.type(prompt)
@@ -214,10 +220,16 @@ class Qwen(Agent):
         (config / "commands").mkdir(parents=True)
         settings = {
             **QWEN_SETTINGS,
-            "modelProviders": {"openai": [{
-                "id": QWEN_MODEL, "name": "fake model API", "envKey": "OPENAI_API_KEY",
-                "baseUrl": f"{box.api.url}/v1",
-            }]},
+            "modelProviders": {
+                "openai": [
+                    {
+                        "id": QWEN_MODEL,
+                        "name": "fake model API",
+                        "envKey": "OPENAI_API_KEY",
+                        "baseUrl": f"{box.api.url}/v1",
+                    }
+                ]
+            },
         }
         (config / "settings.json").write_text(json.dumps(settings, indent=2))
         (config / "commands" / "dr-plan.md").write_text(QWEN_COMMAND)
@@ -232,7 +244,10 @@ class Qwen(Agent):
             return
         done = subprocess.run(
             [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "qwen"],
-            env={**self.box.env(), **self.cli_env()}, capture_output=True, text=True, timeout=60,
+            env={**self.box.env(), **self.cli_env()},
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith(
@@ -245,8 +260,11 @@ class Qwen(Agent):
     def hook_context(self, request: Request) -> list[str]:
         # 0.24.4: SessionStart's additionalContext arrives as a message of its own.
         body = request.body if isinstance(request.body, dict) else {}
-        return [message["content"] for message in body.get("messages", [])
-                if isinstance(message, dict) and isinstance(message.get("content"), str)]
+        return [
+            message["content"]
+            for message in body.get("messages", [])
+            if isinstance(message, dict) and isinstance(message.get("content"), str)
+        ]
 
     def qwen(self, *args: str) -> Run:
         return self.box.run([str(NODE_BIN / "qwen"), *args], self.cli_env())
@@ -263,6 +281,3 @@ class Qwen(Agent):
 def the_cli_version(agent: Agent) -> str:
     run = agent.box.run([str(NODE_BIN / agent.name), "--version"], agent.cli_env())
     return run.stdout.strip()
-
-
-

@@ -81,9 +81,13 @@ class Copilot(Agent):
         # 1.0.102: a SessionStart hook's additionalContext is a user message of
         # its own, before the prompt.
         messages = request.body.get("messages", []) if isinstance(request.body, dict) else []
-        return [message["content"] for message in messages
-                if isinstance(message, dict) and message.get("role") == "user"
-                and isinstance(message.get("content"), str)]
+        return [
+            message["content"]
+            for message in messages
+            if isinstance(message, dict)
+            and message.get("role") == "user"
+            and isinstance(message.get("content"), str)
+        ]
 
 
 def copilot_with_hooks(sandbox: Sandbox, impl: str, otel: bool = True) -> Copilot:
@@ -184,7 +188,11 @@ def test_without_the_otel_file_the_stage_turn_says_why(sandbox: Sandbox, impl: s
 def test_copilot_is_the_pinned_version(sandbox: Sandbox) -> None:
     pinned = json.loads((REPO / "tests" / "e2e" / "package.json").read_text())["dependencies"]
     done = subprocess.run(
-        [str(NODE_BIN / "copilot"), "--version"], capture_output=True, text=True, timeout=60,
-        env=sandbox.env(), cwd=sandbox.ws,
+        [str(NODE_BIN / "copilot"), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=sandbox.env(),
+        cwd=sandbox.ws,
     )
     assert done.stdout.splitlines()[0] == f"GitHub Copilot CLI {pinned['@github/copilot']}."

@@ -49,11 +49,15 @@ def stage_turn(sandbox: Sandbox, agent: Agent) -> Run:
     # The command reached the model as a command (its text expanded), so the
     # CLI took it as the operator types it.
     if agent.name == "claude":
-        assert any("<command-name>/dr-plan</command-name>" in text
-                   for text in agent.context_of(run.requests[-1])), "no /dr-plan command"
+        assert any(
+            "<command-name>/dr-plan</command-name>" in text
+            for text in agent.context_of(run.requests[-1])
+        ), "no /dr-plan command"
     else:
-        assert any("Plan the task named after the mention" in text
-                   for text in agent.context_of(run.requests[-1])), "no dr-plan skill"
+        assert any(
+            "Plan the task named after the mention" in text
+            for text in agent.context_of(run.requests[-1])
+        ), "no dr-plan skill"
     return run
 
 
@@ -61,9 +65,17 @@ def assert_stage_snapshot(sandbox: Sandbox, agent: Agent) -> bytes:
     """The snapshot of the stage turn: valid, and what emit makes of the answer."""
     assert sandbox.snapshot.is_file(), f"no {sandbox.snapshot}"
     check = subprocess.run(
-        [str(REPO / "dev-tools" / "check-stage-snapshot-on-exit.sh"), "--task", TASK,
-         "--root", str(sandbox.ws), "--validate-frontmatter"],
-        capture_output=True, text=True, timeout=60,
+        [
+            str(REPO / "dev-tools" / "check-stage-snapshot-on-exit.sh"),
+            "--task",
+            TASK,
+            "--root",
+            str(sandbox.ws),
+            "--validate-frontmatter",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert check.returncode == 0, check.stderr
     text = sandbox.snapshot.read_text()
@@ -81,10 +93,26 @@ def assert_stage_snapshot(sandbox: Sandbox, agent: Agent) -> bytes:
     answer = sandbox.root / "answer.md"
     answer.write_text(agent.delivered(STAGE_ANSWER))
     emit = subprocess.run(
-        [str(REPO / "dev-tools" / "emit-stage-snapshot.sh"), "--root", str(reference),
-         "--task", TASK, "--stage", "plan", "--command", "/dr-plan", "--response-file", str(answer),
-         "--captured-by", "agent", "--captured-at", fields["captured_at"]],
-        capture_output=True, text=True, timeout=60,
+        [
+            str(REPO / "dev-tools" / "emit-stage-snapshot.sh"),
+            "--root",
+            str(reference),
+            "--task",
+            TASK,
+            "--stage",
+            "plan",
+            "--command",
+            "/dr-plan",
+            "--response-file",
+            str(answer),
+            "--captured-by",
+            "agent",
+            "--captured-at",
+            fields["captured_at"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert emit.returncode == 0, emit.stderr
     expected = (reference / "datarim" / "snapshots" / f"{TASK}.snapshot.md").read_text()

@@ -111,7 +111,10 @@ def test_claude_code_lists_and_calls_our_tools(sandbox: Sandbox) -> None:
     # A task ID that climbs out of the root: the CLI's one-line refusal, as an error.
     run = agent.call("show_snapshot", {"task": "../../etc/passwd"})
     assert tool_results(run.requests[1]) == [
-        ("snapshot-show: invalid --task \"../../etc/passwd\": holds '.'; a task ID holds only"
-         " letters, digits and dashes", True)
+        (
+            "snapshot-show: invalid --task \"../../etc/passwd\": holds '.'; a task ID holds only"
+            " letters, digits and dashes",
+            True,
+        )
     ]
     sandbox.assert_offline()

@@ -60,14 +60,23 @@ class Opencode(Agent):
         (config / "node_modules").mkdir()
         (config / "package.json").write_text(json.dumps(CONFIG_PACKAGE))
         (config / "package-lock.json").write_text(json.dumps(CONFIG_LOCK))
-        (config / "opencode.json").write_text(json.dumps({
-            "provider": {"fake": {
-                "npm": "@ai-sdk/openai-compatible", "name": "fake model API",
-                "options": {"baseURL": f"{box.api.url}/v1", "apiKey": "sk-fake"},
-                "models": {"gpt-fake": {"name": "gpt-fake"}},
-            }},
-            "model": "fake/gpt-fake", "autoupdate": False, "share": "disabled",
-        }))
+        (config / "opencode.json").write_text(
+            json.dumps(
+                {
+                    "provider": {
+                        "fake": {
+                            "npm": "@ai-sdk/openai-compatible",
+                            "name": "fake model API",
+                            "options": {"baseURL": f"{box.api.url}/v1", "apiKey": "sk-fake"},
+                            "models": {"gpt-fake": {"name": "gpt-fake"}},
+                        }
+                    },
+                    "model": "fake/gpt-fake",
+                    "autoupdate": False,
+                    "share": "disabled",
+                }
+            )
+        )
 
     def cli_env(self) -> dict[str, str]:
         return dict(OPENCODE_QUIET)
@@ -89,9 +98,13 @@ class Opencode(Agent):
     def hook_context(self, request: Any) -> list[str]:
         # 1.18.33: experimental.chat.system.transform's strings are system messages.
         messages = request.body.get("messages", []) if isinstance(request.body, dict) else []
-        return [message["content"] for message in messages
-                if isinstance(message, dict) and message.get("role") == "system"
-                and isinstance(message.get("content"), str)]
+        return [
+            message["content"]
+            for message in messages
+            if isinstance(message, dict)
+            and message.get("role") == "system"
+            and isinstance(message.get("content"), str)
+        ]
 
 
 def agent_request(run: Run) -> Any:
@@ -118,8 +131,9 @@ def stage_turn(agent: Opencode) -> Run:
     run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
     answered(run, STAGE_ANSWER)
     # The command reached the model expanded: opencode took it as a command.
-    assert any("Plan the task TUNE-0032" in text
-               for text in agent.context_of(agent_request(run))), "no dr-plan command"
+    assert any(
+        "Plan the task TUNE-0032" in text for text in agent.context_of(agent_request(run))
+    ), "no dr-plan command"
     return run
 
 
@@ -171,8 +185,9 @@ def _free_port() -> int:
 
 def _call(url: str, method: str = "GET", body: Any = None, timeout: float = 120) -> Any:
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     # The server is on the loopback: no proxy in between.
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with opener.open(request, timeout=timeout) as response:
@@ -189,8 +204,11 @@ def test_compaction_hands_the_model_the_replay_prompt(sandbox: Sandbox, impl: st
     port = _free_port()
     server = subprocess.Popen(
         [str(NODE_BIN / "opencode"), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
-        cwd=sandbox.ws, env={**sandbox.env(), **agent.cli_env()},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        cwd=sandbox.ws,
+        env={**sandbox.env(), **agent.cli_env()},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -206,13 +224,21 @@ def test_compaction_hands_the_model_the_replay_prompt(sandbox: Sandbox, impl: st
             pytest.fail("opencode serve never answered")
         session = sessions[0]["id"]
         sandbox.api.reply = "Summary of the work so far."
-        _call(f"{base}/session/{session}/summarize", "POST",
-              {"providerID": "fake", "modelID": "gpt-fake"})
+        _call(
+            f"{base}/session/{session}/summarize",
+            "POST",
+            {"providerID": "fake", "modelID": "gpt-fake"},
+        )
         before = len(sandbox.api.model_requests())
         sandbox.api.reply = "Going on."
-        _call(f"{base}/session/{session}/message", "POST",
-              {"parts": [{"type": "text", "text": "go on"}],
-               "model": {"providerID": "fake", "modelID": "gpt-fake"}})
+        _call(
+            f"{base}/session/{session}/message",
+            "POST",
+            {
+                "parts": [{"type": "text", "text": "go on"}],
+                "model": {"providerID": "fake", "modelID": "gpt-fake"},
+            },
+        )
         requests = sandbox.api.model_requests()[before:]
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -229,7 +255,11 @@ def test_compaction_hands_the_model_the_replay_prompt(sandbox: Sandbox, impl: st
 def test_opencode_is_the_pinned_version(sandbox: Sandbox) -> None:
     pinned = json.loads((REPO / "tests" / "e2e" / "package.json").read_text())["dependencies"]
     done = subprocess.run(
-        [str(NODE_BIN / "opencode"), "--version"], capture_output=True, text=True, timeout=60,
-        env=sandbox.env(), cwd=sandbox.ws,
+        [str(NODE_BIN / "opencode"), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=sandbox.env(),
+        cwd=sandbox.ws,
     )
     assert done.stdout.strip() == pinned["opencode-ai"]

@@ -16,7 +16,10 @@ while [ "$n" -lt "$holds" ]; do
   status=0
   dr_lock_acquire hold "$lock" "$timeout" || status=$?
   [ "$status" -eq 0 ] || exit "$status"
-  mkdir "$marker" 2>/dev/null || { echo "VIOLATION $host bash $$" >>"$log"; exit 9; }
+  mkdir "$marker" 2>/dev/null || {
+    echo "VIOLATION $host bash $$" >>"$log"
+    exit 9
+  }
   echo "start ${EPOCHREALTIME:-$SECONDS} $host bash $$" >>"$log"
   sleep 0.005
   echo "end ${EPOCHREALTIME:-$SECONDS} $host bash $$" >>"$log"

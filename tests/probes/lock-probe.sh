@@ -19,7 +19,10 @@ status=0
 dr_lock_acquire lock-probe "$lock" "$2" || status=$?
 [ "$status" -eq 0 ] || exit "$status"
 echo held
-if [ "$marker" != - ]; then mkdir "$marker" 2>/dev/null || { echo VIOLATION; exit 9; }; fi
+if [ "$marker" != - ]; then mkdir "$marker" 2>/dev/null || {
+  echo VIOLATION
+  exit 9
+}; fi
 case $3 in
   until:*) until [ -e "${3#until:}" ]; do sleep 0.01 2>/dev/null || sleep 1; done ;;
   *) sleep "$3" ;;

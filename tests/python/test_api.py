@@ -92,9 +92,7 @@ def test_a_bad_task_id_is_one_error_class_for_writer_and_readers(tmp_path: Path)
     assert read.value.code == 3
 
 
-def test_the_environment_changes_no_result(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_environment_changes_no_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DATARIM_DISABLE_SNAPSHOT", "1")
     monkeypatch.setenv("DATARIM_SNAPSHOT_REDACT", "0")
     monkeypatch.setenv("DR_SNAPSHOT_LOCK_TIMEOUT", "soon")

@@ -23,9 +23,7 @@ def test_the_committed_page_is_the_generated_one() -> None:
     )
 
 
-def test_the_pages_examples_run_in_order(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_pages_examples_run_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "datarim").mkdir()
     monkeypatch.chdir(tmp_path)
     # A blank line before each closing fence: doctest would read the fence as output.

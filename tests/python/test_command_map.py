@@ -27,40 +27,30 @@ TWINNED = [name for name, command in MAP.items() if command.script != "-"]
 
 def _mapping(impl: str) -> dict[str, str]:
     lines = (CONFORMANCE / "impl" / f"{impl}.map").read_text("utf-8").splitlines()
-    return dict(
-        line.split("=", 1) for line in lines if line and not line.startswith("#")
-    )
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
 
 
 def _bash_functions() -> set[str]:
     defined = set()
     for library in (REPO / "scripts" / "lib").glob("*.sh"):
-        defined.update(
-            re.findall(r"^([a-z_]+)\(\) \{", library.read_text("utf-8"), re.MULTILINE)
-        )
+        defined.update(re.findall(r"^([a-z_]+)\(\) \{", library.read_text("utf-8"), re.MULTILINE))
     return defined
 
 
 def test_the_map_names_each_command_once_with_every_field() -> None:
     lines = [
         line
-        for line in (REPO / "scripts/lib/text/commands.txt")
-        .read_text("utf-8")
-        .splitlines()
+        for line in (REPO / "scripts/lib/text/commands.txt").read_text("utf-8").splitlines()
         if line and not line.startswith("#")
     ]
     assert len(lines) == len(MAP) > 0
     for command in MAP.values():
         assert re.fullmatch(r"[a-z]+(-[a-z]+)*", command.name)
-        assert all(
-            field for field in (command.script, command.bash_function, command.program)
-        )
+        assert all(field for field in (command.script, command.bash_function, command.program))
 
 
 def test_the_mapping_files_start_each_command_of_the_map() -> None:
-    assert _mapping("bash") == {
-        name: f"{{REPO}}/dev-tools/{MAP[name].script}" for name in TWINNED
-    }
+    assert _mapping("bash") == {name: f"{{REPO}}/dev-tools/{MAP[name].script}" for name in TWINNED}
     assert _mapping("python") == {
         name: f"{{PYTHON}} -m datarim_snapshot {name}" for name in TWINNED
     }
@@ -68,10 +58,7 @@ def test_the_mapping_files_start_each_command_of_the_map() -> None:
 
 def test_each_command_has_its_suite_and_each_suite_a_command() -> None:
     suites = {
-        (suite / "SUITE")
-        .read_text("utf-8")
-        .strip()
-        .removeprefix("command="): suite.name
+        (suite / "SUITE").read_text("utf-8").strip().removeprefix("command="): suite.name
         for suite in (CONFORMANCE / "suites").iterdir()
     }
     assert sorted(suites) == sorted(TWINNED)
@@ -82,9 +69,7 @@ def test_the_entry_point_calls_the_bash_function_of_the_map(name: str) -> None:
     command = MAP[name]
     entry = REPO / "dev-tools" / command.script
     assert os.access(entry, os.X_OK), f"{entry} is not executable"
-    calls = re.findall(
-        r"^(?:dr_main )?([a-z_]+) \"\$@\"", entry.read_text("utf-8"), re.MULTILINE
-    )
+    calls = re.findall(r"^(?:dr_main )?([a-z_]+) \"\$@\"", entry.read_text("utf-8"), re.MULTILINE)
     assert calls == [command.bash_function]
     assert command.bash_function in _bash_functions()
 
@@ -104,9 +89,7 @@ def test_the_usage_text_of_the_program_exists_and_names_it(name: str) -> None:
 
 def test_the_readme_lists_each_entry_point_with_its_subcommand() -> None:
     readme = (REPO / "README.md").read_text("utf-8")
-    rows = dict(
-        re.findall(r"^\| `([a-z-]+\.sh)` \| `([a-z-]+)` \|", readme, re.MULTILINE)
-    )
+    rows = dict(re.findall(r"^\| `([a-z-]+\.sh)` \| `([a-z-]+)` \|", readme, re.MULTILINE))
     assert rows == {MAP[name].script: name for name in TWINNED}
 
 
@@ -118,9 +101,7 @@ def test_the_spec_class_table_lists_each_command_under_its_class() -> None:
         re.MULTILINE,
     )
     listed = {
-        name: failing
-        for failing, names in table
-        for name in re.findall(r"`([a-z-]+)`", names)
+        name: failing for failing, names in table for name in re.findall(r"`([a-z-]+)`", names)
     }
     assert listed == {name: command.kind for name, command in MAP.items()}
     assert {failing for failing, _ in table} == set(cli.ON_FAILURE)

@@ -181,10 +181,12 @@ SECRET_PIECES = (
     " ghp_" + SECRET_CORES[0] + " ",
     " " + SECRET_CORES[1] + " ",
     " password=" + SECRET_CORES[2] + " ",
-    "\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA" + SECRET_CORES[2]
+    "\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA"
+    + SECRET_CORES[2]
     + "\n-----END RSA PRIVATE KEY-----\n",
     ' {"Authorization": "Bearer ' + SECRET_CORES[3] + '"} ',
-    "\n> -----BEGIN PRIVATE KEY-----\n> MIIEowIBAAKCAQEA" + SECRET_CORES[2]
+    "\n> -----BEGIN PRIVATE KEY-----\n> MIIEowIBAAKCAQEA"
+    + SECRET_CORES[2]
     + "\n>\n> -----END PRIVATE KEY-----\n",
 )
 PROSE_PIECES = (

@@ -77,10 +77,23 @@ def _snapshot(base: Path, task: str, stage: str = "plan") -> None:
     body = _write(base / "in" / "body.md", BODY)
     subprocess.run(
         [
-            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"), "--root", str(base / "ws"),
-            "--task", task, "--stage", stage, "--command", f"/dr-{stage}",
-            "--captured-by", "agent", "--recommended-next", "/dr-do", "--body-file", str(body),
-            "--captured-at", "2026-05-21T13:45:00Z",
+            str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"),
+            "--root",
+            str(base / "ws"),
+            "--task",
+            task,
+            "--stage",
+            stage,
+            "--command",
+            f"/dr-{stage}",
+            "--captured-by",
+            "agent",
+            "--recommended-next",
+            "/dr-do",
+            "--body-file",
+            str(body),
+            "--captured-at",
+            "2026-05-21T13:45:00Z",
         ],  # fmt: skip
         check=True,
         capture_output=True,

@@ -57,8 +57,9 @@ def _inputs(top: Path) -> dict[str, Path]:
     files = {
         "body": b"Plan ready.\n",
         "options": b"/dr-do TUNE-0254 | go\n",
-        "answer": (REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md")
-        .read_bytes(),
+        "answer": (
+            REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md"
+        ).read_bytes(),
         "tasks": b"TUNE-0254 | in_progress\n",
         "session": SESSION_BODY.encode(),
     }

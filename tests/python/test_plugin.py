@@ -134,7 +134,9 @@ def test_the_gemini_extension_wires_the_three_hooks() -> None:
     assert isinstance(hooks, dict)
     wired = {
         (event, group.get("matcher"), handler["command"], handler["timeout"])
-        for event, groups in hooks.items() for group in groups for handler in group["hooks"]
+        for event, groups in hooks.items()
+        for group in groups
+        for handler in group["hooks"]
     }
     root = '"${extensionPath}"/dev-tools/'
     assert wired == {
@@ -147,6 +149,9 @@ def test_the_gemini_extension_wires_the_three_hooks() -> None:
         assert found and (EXTENSION / "dev-tools" / found.group(1)).is_file()
         run = subprocess.run(
             ["sh", "-c", command.replace("${extensionPath}", str(EXTENSION)) + " --help"],
-            env={"PATH": "/usr/bin:/bin"}, capture_output=True, check=False, timeout=60,
+            env={"PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            check=False,
+            timeout=60,
         )
         assert run.returncode == 0 and run.stdout.startswith(b"Usage: "), run

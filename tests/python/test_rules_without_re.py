@@ -117,7 +117,7 @@ def test_control_characters_are_the_code_points_they_were() -> None:
 
 
 @MANY
-@given(as_bytes(near('\\"a\n', ['\\\\', '\\"'])))
+@given(as_bytes(near('\\"a\n', ["\\\\", '\\"'])))
 def test_yaml_unquote(content: bytes) -> None:
     expected = re.sub(rb"\\(.)", rb"\1", content, flags=re.DOTALL)
     assert rules.yaml_unquote(b'"' + content + b'"') == expected

@@ -99,9 +99,7 @@ def test_the_tracked_tree_holds_no_runtime_leftovers() -> None:
     tracked = _tracked()
     found = [name for name in tracked if leftover.search(name)]
     found += [
-        name
-        for name in tracked
-        if RUNTIME_LEFTOVER.search(name) and not CASE_WORKSPACE.match(name)
+        name for name in tracked if RUNTIME_LEFTOVER.search(name) and not CASE_WORKSPACE.match(name)
     ]
     assert found == []
     # The exemption is for fixtures that exist (a missed-turn record among them),
@@ -118,9 +116,7 @@ def test_every_cited_path_exists(name: str, text: str) -> None:
         {
             cited
             for cited in (match.rstrip(".") for match in PATH_CITATION.findall(text))
-            if cited not in MEANT_MISSING
-            and not _exists(REPO, cited)
-            and not _exists(here, cited)
+            if cited not in MEANT_MISSING and not _exists(REPO, cited) and not _exists(here, cited)
         }
     )
     assert missing == [], f"{name} cites paths that do not exist: {missing}"
@@ -181,9 +177,7 @@ def test_the_package_modules_import_no_circle() -> None:
             if used in path:
                 circle = path[path.index(used) :]
                 start = circle.index(min(circle))
-                circles.add(
-                    " -> ".join(circle[start:] + circle[:start] + [min(circle)])
-                )
+                circles.add(" -> ".join(circle[start:] + circle[:start] + [min(circle)]))
             elif used in imports:
                 walk(used, [*path, used])
 

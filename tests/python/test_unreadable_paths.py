@@ -112,9 +112,7 @@ def workspace() -> Iterator[Path]:
         shutil.rmtree(top)
 
 
-def _both(
-    bash_tool: str, subcommand: str, *args: str, **options: Any
-) -> tuple[int, bytes, bytes]:
+def _both(bash_tool: str, subcommand: str, *args: str, **options: Any) -> tuple[int, bytes, bytes]:
     bash = _run("bash", bash_tool, subcommand, *args, **options)
     python = _run("python", bash_tool, subcommand, *args, **options)
     assert bash == python, (bash, python)

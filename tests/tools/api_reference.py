@@ -122,8 +122,10 @@ def _entry(name: str) -> str:
     item = getattr(datarim_snapshot, name)
     if inspect.isclass(item):
         bases = ", ".join(base.__name__ for base in item.__bases__ if base is not object)
-        heading = f"### class `{name}({bases})`" if issubclass(item, Exception) else (
-            f"### class `{name}`"
+        heading = (
+            f"### class `{name}({bases})`"
+            if issubclass(item, Exception)
+            else (f"### class `{name}`")
         )
         fields = "".join(
             f"- `{field}: {kind}`\n"

@@ -11,8 +11,10 @@ while IFS= read -r file; do
     *) shell_files+=("$file") ;;
   esac
 done < <(
-  { find scripts dev-tools tests .ci -type f \( -name '*.sh' -o -name '*.bash' -o -name '*.bats' \) 2>/dev/null
-    [ -f .ci/run ] && echo .ci/run; } | LC_ALL=C sort -u
+  {
+    find scripts dev-tools tests .ci -type f \( -name '*.sh' -o -name '*.bash' -o -name '*.bats' \) 2>/dev/null
+    [ -f .ci/run ] && echo .ci/run
+  } | LC_ALL=C sort -u
 )
 python_paths=(python/src/datarim_snapshot tests/python tests/probes tests/bench tests/tools tests/netfs)
 echo "shellcheck: ${#shell_files[@]} files following what they source, ${#entry_points[@]} entry points"
@@ -30,8 +32,12 @@ mypy --config-file python/pyproject.toml --python-version "$running_python" test
 # The API as an outside project sees it: the example caller alone, strict, with
 # no configuration of ours, the package known only through its py.typed.
 (cd tests/python && mypy --strict --python-version "$running_python" api_example.py)
-echo "ruff"
+echo "ruff, and the layout of the Python and shell files (ruff format, shfmt)"
 ruff check --config python/pyproject.toml "${python_paths[@]}" tests/e2e
+ruff format --check --quiet --config python/pyproject.toml "${python_paths[@]}" tests/e2e
+# plugins/ holds copies of scripts/ (tests/python/test_plugin.py), the corpus data.
+git ls-files -z -- '*.sh' '*.bash' '*.bats' .ci/run ':!:plugins/' ':!:tests/conformance/suites/' |
+  xargs -0 shfmt -i 2 -ci -d
 python tests/tools/lint-portable.py
 echo "vermin: Python 3.9"
 vermin -q --target=3.9- --violations --no-tips "${python_paths[@]}" tests/e2e

@@ -13,6 +13,9 @@ trap '' PIPE
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/prompt-hook.sh
 # A broken installation still reads the payload: the runtime's write must not fail.
-. "$here/../scripts/lib/prompt-hook.sh" 2>/dev/null || { cat >/dev/null 2>&1; exit 0; }
+. "$here/../scripts/lib/prompt-hook.sh" 2>/dev/null || {
+  cat >/dev/null 2>&1
+  exit 0
+}
 prompt_hook "$@" 2>/dev/null || :
 exit 0

@@ -14,6 +14,9 @@ trap '' PIPE
 case $0 in */*) here=${0%/*} ;; *) here=. ;; esac
 # shellcheck source=scripts/lib/stop-hook.sh
 # A broken installation still reads the payload: the runtime's write must not fail.
-. "$here/../scripts/lib/stop-hook.sh" 2>/dev/null || { cat >/dev/null 2>&1; exit 0; }
+. "$here/../scripts/lib/stop-hook.sh" 2>/dev/null || {
+  cat >/dev/null 2>&1
+  exit 0
+}
 stop_hook "$@" 2>/dev/null || :
 exit 0

@@ -136,7 +136,7 @@ def _fence_run(line: bytes) -> tuple[bytes, bool]:
 
 
 def _other_tasks_heading(line: bytes) -> bool:
-    """"Другие активные задачи" (or "Other active tasks") after any "#", "*" or
+    """ "Другие активные задачи" (or "Other active tasks") after any "#", "*" or
     blanks starts the other tasks."""
     return line.lstrip(b"#* \t").startswith(OTHER_TASKS)
 

@@ -254,8 +254,9 @@ def _is_assignment(word: str) -> bool:
     """NAME=value, NAME a shell name (ASCII letters, digits, _; no digit first)."""
     name, sep, _ = word.partition("=")
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"
-    return bool(sep and name and name[0] in letters
-                and all(char in letters + "0123456789" for char in name))
+    return bool(
+        sep and name and name[0] in letters and all(char in letters + "0123456789" for char in name)
+    )
 
 
 def _program_fault(program: str) -> str | None:
@@ -396,8 +397,12 @@ def _plugin_file(path: str, report: Report) -> dict[str, Any]:
     """The opencode plugin install-hooks writes: ours when its first line is the
     template's (then it runs all three hooks)."""
     entry: dict[str, Any] = {
-        "runtime": "opencode", "file": _path_text(path), "state": "absent", "detail": None,
-        "found": [], "plugins": [],
+        "runtime": "opencode",
+        "file": _path_text(path),
+        "state": "absent",
+        "detail": None,
+        "found": [],
+        "plugins": [],
     }
     if not os.path.lexists(path):
         return entry

@@ -14,6 +14,7 @@ from ._errors import DatarimError, HelpRequested, RefusedError, UsageError, Vers
 class MissingFlagsError(UsageError):
     """Required flags are missing: a writer prints its usage after the message (spec §8)."""
 
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -34,9 +35,7 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
     """
     value_flags = {f[:-1] for f in spec.split() if f.endswith("=")}
     repeated_flags = {f[:-2] for f in spec.split() if f.endswith("=+")}
-    bool_flags = {
-        f for f in spec.split() if not f.endswith(("=", "=+")) and not f.startswith("@")
-    }
+    bool_flags = {f for f in spec.split() if not f.endswith(("=", "=+")) and not f.startswith("@")}
     positional = next((f[1:] for f in spec.split() if f.startswith("@")), None)
     argv = list(argv)
     found: dict[str, str] = {}
@@ -95,7 +94,6 @@ def seconds_env(name: str, default: int) -> int:
     if not value.isascii() or not value.isdigit() or len(value) > 9:
         raise UsageError(f"{name} must be a whole number of seconds")
     return int(value)
-
 
 
 DESCRIPTORS_NEEDED = 16

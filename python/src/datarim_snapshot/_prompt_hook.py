@@ -84,7 +84,7 @@ def hand_over_resume(state: str, session: str, payload: hook_state.Payload) -> b
     text = hook_state.take_resume(state, session)
     if text is None or payload.field("hook_event_name") != ("s", "BeforeAgent"):
         return None
-    return _TO + text[len(_FROM):] if text.startswith(_FROM) else None
+    return _TO + text[len(_FROM) :] if text.startswith(_FROM) else None
 
 
 def record_turn(state: str, session: str, path: str, payload: hook_state.Payload) -> None:

@@ -350,7 +350,7 @@ def render_session_block(
     # Escaping and redaction can lengthen it past what the validator reads.
     if not next_action_ok(quoted_next):
         raise RefusedError(
-            f"invalid --next-action: longer than {NEXT_ACTION_MAX} bytes once \" and \\ are "
+            f'invalid --next-action: longer than {NEXT_ACTION_MAX} bytes once " and \\ are '
             "escaped and secrets redacted"
         )
     task_lines = b"".join(b"  - " + task.encode() + b"\n" for task in tasks)

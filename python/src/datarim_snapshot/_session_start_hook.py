@@ -197,7 +197,9 @@ def choice_output(root: str, budget: int) -> bytes | None:
         else:
             cta = recommended_cta(task, snapshot.recommended_next, snapshot.options)
             shown = b"%s snapshot of %s, recommended %s" % (
-                snapshot.stage, snapshot.captured_at, option_command(cta)
+                snapshot.stage,
+                snapshot.captured_at,
+                option_command(cta),
             )
             line += shown.decode("utf-8", "replace")
         lines.append(line)

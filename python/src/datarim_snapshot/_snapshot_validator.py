@@ -132,9 +132,7 @@ def _check_git_field(key: str, value: bytes) -> bytes:
     return value
 
 
-def checked_fields(
-    data: bytes, task: str, extra_keys: tuple[str, ...] = ()
-) -> SnapshotFields:
+def checked_fields(data: bytes, task: str, extra_keys: tuple[str, ...] = ()) -> SnapshotFields:
     """Raises MalformedError naming the first broken rule; data is at most CAP+1 bytes.
     Returns the validated fields."""
     size = len(data)

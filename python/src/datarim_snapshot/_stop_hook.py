@@ -268,8 +268,10 @@ def _otel_text(messages: object) -> bytes | None:
             continue
         listed_parts = message.get("parts")
         for part in listed_parts if isinstance(listed_parts, list) else []:
-            if isinstance(part, dict) and part.get("type") == "text" and isinstance(
-                part.get("content"), str
+            if (
+                isinstance(part, dict)
+                and part.get("type") == "text"
+                and isinstance(part.get("content"), str)
             ):
                 parts.append(hook_state.text_bytes(part["content"]))
     if not parts or None in parts:

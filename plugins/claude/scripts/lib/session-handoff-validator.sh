@@ -88,9 +88,15 @@ session_self_test() {
     done &&
       session_check_file "$file" "$id" msg &&
       printf 'x' >>"$file" &&
-      { session_check_file "$file" "$id" msg; [ $? -eq 2 ]; } &&
+      {
+        session_check_file "$file" "$id" msg
+        [ $? -eq 2 ]
+      } &&
       rm -f -- "$file" &&
-      { session_check_file "$file" "$id" msg; [ $? -eq 1 ]; }
+      {
+        session_check_file "$file" "$id" msg
+        [ $? -eq 1 ]
+      }
   } || status=2
   rm -rf -- "$scratch" 2>/dev/null || :
   if [ "$status" -ne 0 ]; then

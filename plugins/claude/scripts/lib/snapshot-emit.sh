@@ -59,7 +59,10 @@ emit_parse_stream() {
   # Some awks (BusyBox, macOS) end a line at NUL. NUL and SOH get the same
   # verdict from the CTA rules (a control character), so hand awk SOH instead:
   # the head as read, then the rest of the answer.
-  out=$({ printf '%s' "$head_soh"; tr '\000' '\001'; } | LC_ALL=C DR_TASK=$2 DR_REDACT=${DATARIM_SNAPSHOT_REDACT:-1} \
+  out=$({
+    printf '%s' "$head_soh"
+    tr '\000' '\001'
+  } | LC_ALL=C DR_TASK=$2 DR_REDACT=${DATARIM_SNAPSHOT_REDACT:-1} \
     DR_CTA_HEADERS=$dir/text/cta-headers.txt awk -f "$dir/datarim-rules.awk" -f "$dir/datarim-redact.awk" -f "$dir/cta-parse.awk" 2>/dev/null) ||
     status=$?
   stage_id=${out%%"$nl"*}

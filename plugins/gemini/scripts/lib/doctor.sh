@@ -423,7 +423,10 @@ doctor_log() {
   size=$(wc -c <"$file" 2>/dev/null) || size=0
   size=${size//[!0123456789]/}
   # The trailing "x" keeps the last line end; a NUL cannot live in a variable.
-  tail_text=$(tail -c 65536 -- "$file" 2>/dev/null | tr '\000' '\001'; printf x)
+  tail_text=$(
+    tail -c 65536 -- "$file" 2>/dev/null | tr '\000' '\001'
+    printf x
+  )
   tail_text=${tail_text%x}
   if [ "${size:-0}" -gt 65536 ]; then
     case $tail_text in *$'\n'*) tail_text=${tail_text#*$'\n'} ;; *) tail_text='' ;; esac
