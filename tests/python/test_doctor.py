@@ -328,3 +328,29 @@ def test_a_root_given_relative_is_shown_physical(base: Path) -> None:
     code, out, facts = _both_forms(base, "--root", "link")
     assert facts["root"] == {"path": f"{base}/real", "reason": "given"}
     assert stat.S_ISDIR(os.stat(base / "ws" / "link").st_mode)
+
+
+def test_a_snapshot_gone_since_the_folder_was_listed_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file removed between the listing and its read (a writer's rename, an
+    archive) is left out of list and doctor, as bash's batch leaves it out,
+    instead of being shown as an invalid snapshot that "is missing"."""
+    from datarim_snapshot import _doctor, _snapshot_lifecycle
+
+    snapshots = tmp_path / "datarim" / "snapshots"
+    snapshots.mkdir(parents=True)
+    real_listdir = os.listdir
+
+    def listdir_with_a_vanished_file(path: Any) -> list[Any]:
+        names = real_listdir(path)
+        if os.fsdecode(path) == str(snapshots):
+            gone = "TUNE-0999.snapshot.md"
+            names.append(os.fsencode(gone) if isinstance(path, bytes) else gone)
+        return names
+
+    monkeypatch.setattr(os, "listdir", listdir_with_a_vanished_file)
+    assert _snapshot_lifecycle.list_rows(str(tmp_path)) == []
+    report = _doctor.Report()
+    assert _doctor._artefacts(str(tmp_path), "snapshot", report)["files"] == []
+    assert report.problems == []

@@ -182,6 +182,8 @@ def _artefacts(root: str, kind: str, report: Report) -> dict[str, Any]:
                 check_session_file(path, name)
                 detail = None
         except (MalformedError, MissingError) as exc:
+            if not os.path.lexists(path):
+                continue  # gone since the folder was listed: as bash, left out
             # Shown as every reader shows a reason: a snapshot's bytes may
             # hold characters that hide or reorder what a terminal shows.
             reason = shown_message(exc.message)

@@ -99,9 +99,12 @@ def list_rows(root: str) -> list[tuple[str, SnapshotFields | None, str]]:
         task = name[: -len(".snapshot.md")]
         if name.startswith(".") or not task_id_ok(task):
             continue
+        path = os.path.join(directory, name)
         try:
-            rows.append((task, checked_file(os.path.join(directory, name), task), ""))
+            rows.append((task, checked_file(path, task), ""))
         except DatarimError as exc:
+            if not os.path.lexists(path):
+                continue  # gone since the folder was listed: as bash, left out
             rows.append((task, None, exc.message.replace("\t", "?")))
     return rows
 
