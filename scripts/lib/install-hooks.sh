@@ -129,6 +129,10 @@ install_hooks_main_body() {
     return 2
     ;;
   esac
+  if [ "$opt_runtime" = copilot ] && ! install_hooks_simple_command "$template"; then
+    dr_err "$prog" "--hook-command must be one simple command for copilot (DATARIM_HOOK_RUNTIME=copilot goes before it)"
+    return 2
+  fi
   if ! dr_seconds_env DR_SNAPSHOT_LOCK_TIMEOUT 10 timeout; then
     dr_err "$prog" "DR_SNAPSHOT_LOCK_TIMEOUT must be a whole number of seconds"
     return 2
@@ -164,6 +168,31 @@ install_hooks_locked() {
     dr_err "$1" "cannot replace --file; left unchanged"
     return 1
   }
+}
+
+# install_hooks_simple_command <template>: 0 when <template> has no ; & | ( )
+# or backquote outside quotes: one simple command (redirections allowed), which an assignment
+# put before it (Copilot's DATARIM_HOOK_RUNTIME=copilot) reaches; a list, a
+# pipeline or a compound command would not get it, or not parse.
+install_hooks_simple_command() {
+  local LC_ALL=C t=$1 i=0 c quote='' escaped=''
+  while [ "$i" -lt "${#t}" ]; do
+    c=${t:i:1}
+    i=$((i + 1))
+    if [ -n "$escaped" ]; then
+      escaped=''
+    elif [ "$quote" = "'" ]; then
+      [ "$c" != "'" ] || quote=''
+    elif [ "$quote" = '"' ]; then
+      case $c in \\) escaped=1 ;; '"') quote='' ;; esac
+    else
+      case $c in
+        \\) escaped=1 ;;
+        "'" | '"') quote=$c ;;
+        ';' | '&' | '|' | '(' | ')' | '`') return 1 ;;
+      esac
+    fi
+  done
 }
 
 # install_hooks_merge <program> <file> <template> <runtime>: reads <file>

@@ -332,6 +332,31 @@ def default_template() -> str:
     return "datarim-snapshot {hook}"
 
 
+def _simple_command(template: str) -> bool:
+    """No ; & | ( ) or backquote outside quotes: one simple command (redirections
+    allowed), which an assignment put before it (Copilot's DATARIM_HOOK_RUNTIME=copilot) reaches; a
+    list, a pipeline or a compound command would not get it, or not parse."""
+    quote = ""
+    escaped = False
+    for char in template:
+        if escaped:
+            escaped = False
+        elif quote == "'":
+            quote = "" if char == "'" else quote
+        elif quote == '"':
+            if char == "\\":
+                escaped = True
+            elif char == '"':
+                quote = ""
+        elif char == "\\":
+            escaped = True
+        elif char in "'\"":
+            quote = char
+        elif char in ";&|()`":
+            return False
+    return True
+
+
 def default_file(runtime: str) -> str:
     home = os.environ.get("HOME", "")
     if runtime == "codex":
@@ -382,8 +407,13 @@ def install_hooks(
     template = template or default_template()
     if "{hook}" not in template:
         raise UsageError(BAD_TEMPLATE)
-    commands = [template.replace("{hook}", hook) for _, _, hook, _ in events]
     copilot = runtime == "copilot"
+    if copilot and not _simple_command(template):
+        raise UsageError(
+            "--hook-command must be one simple command for copilot"
+            " (DATARIM_HOOK_RUNTIME=copilot goes before it)"
+        )
+    commands = [template.replace("{hook}", hook) for _, _, hook, _ in events]
     if copilot:
         commands[0] = COPILOT_PREFIX + commands[0]
         commands[2] = COPILOT_PREFIX + commands[2]
