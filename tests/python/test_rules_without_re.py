@@ -8,7 +8,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from datarim_snapshot import cta_parse, git_anchor, rules, session_probes, snapshot_lifecycle
+from datarim_snapshot import _cta_parse as cta_parse
+from datarim_snapshot import _git_anchor as git_anchor
+from datarim_snapshot import _rules as rules
+from datarim_snapshot import _session_probes as session_probes
+from datarim_snapshot import _snapshot_lifecycle as snapshot_lifecycle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
