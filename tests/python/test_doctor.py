@@ -282,7 +282,14 @@ def test_no_state_directory(base: Path) -> None:
     assert "hooks log: none (no state directory" in out
     assert facts["hooks_log"] == {"file": None, "state": "no-state-dir", "last": []}
     # Without a home, only the project's own files: no Copilot settings, no user plugin.
-    assert [h["runtime"] for h in facts["hooks"]] == ["claude", "claude", "codex", "opencode"]
+    assert [h["runtime"] for h in facts["hooks"]] == [
+        "claude",
+        "claude",
+        "codex",
+        "gemini",
+        "qwen",
+        "opencode",
+    ]
 
 
 def test_file_names_that_are_no_text(base: Path) -> None:
