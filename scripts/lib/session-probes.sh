@@ -47,19 +47,13 @@ session_path_ok() {
   [ -n "$1" ] && [ ${#1} -le 4096 ] && case $1 in *[$'\001'-$'\037'$'\177']*) false ;; esac
 }
 
-# session_git <repo> <git-args...>: git confined to <repo>, errors silenced,
-# for at most git_anchor_seconds (git_anchor_timed_out tells its status).
-# Variables that would point git at another repository are dropped; those
-# that limit the search for one (GIT_CEILING_DIRECTORIES) are honoured.
+# session_git <repo> <git-args...>: git_anchor_git (git confined to <repo>,
+# errors silenced, at most git_anchor_seconds; git_anchor_timed_out tells its
+# status) with pathspecs taken literally.
 session_git() {
   (
-    unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES \
-      GIT_COMMON_DIR GIT_NAMESPACE
-    git_anchor_seconds seconds
-    set -- git -C "$1" "${@:2}"
-    # timeout (coreutils, BusyBox) where the system has it; macOS has none.
-    if command -v timeout >/dev/null 2>&1; then set -- timeout -k 1 "$seconds" "$@"; fi
-    GIT_OPTIONAL_LOCKS=0 GIT_LITERAL_PATHSPECS=1 exec "$@" 2>/dev/null
+    export GIT_LITERAL_PATHSPECS=1
+    git_anchor_git "$@"
   )
 }
 
