@@ -6,7 +6,8 @@
 #
 #   git_head: <40 lower-case hex digits (64 in a SHA-256 repository)>
 #   git_branch: "<branch>"   (absent: HEAD was detached)
-#   git_dirty: true|false    (changes outside datarim/, untracked files included)
+#   git_dirty: true|false    (changes outside datarim/, untracked files included;
+#                             absent: not checked, the index is over the limit)
 
 # Rank of an anchor field in the writer's order (1..3), 0 for another key.
 function git_field_rank(k) {
@@ -24,7 +25,8 @@ function git_branch_ok(v,    arr, n) {
 }
 
 # The anchor's frontmatter lines from what git reported; "" when head is not
-# a commit ID. A branch that cannot be written as one clean line is left out.
+# a commit ID. A branch that cannot be written as one clean line is left out;
+# so is git_dirty when dirty is neither "true" nor "false" (not checked).
 function git_anchor_lines(head, branch, dirty,    arr, n, out) {
     if (!git_sha_ok(head)) return ""
     out = "git_head: " head "\n"
@@ -32,5 +34,6 @@ function git_anchor_lines(head, branch, dirty,    arr, n, out) {
         n = str_bytes(branch, arr)
         out = out "git_branch: " yaml_quote(arr, 1, n) "\n"
     }
-    return out "git_dirty: " (dirty == "true" ? "true" : "false") "\n"
+    if (dirty != "true" && dirty != "false") return out
+    return out "git_dirty: " dirty "\n"
 }

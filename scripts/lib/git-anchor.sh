@@ -4,7 +4,7 @@
 # where the code stood when a snapshot was written. Its replay side, whether
 # the code has moved on since, is git-drift.sh.
 #
-#   git_anchor_probe <root> <out-var>      the writer's facts (head, branch, dirty)
+#   git_anchor_probe <root> <out-var> [full]  the writer's facts (head, branch, dirty)
 #
 # DATARIM_SNAPSHOT_GIT=0 turns all of it off (no git call at all). Sourcing
 # defines functions only; nothing of the caller's shell changes.
@@ -23,10 +23,11 @@ _git_anchor_load() {
 _git_anchor_load
 unset -f _git_anchor_load
 
-# git_anchor_work_tree <root> <out-var>: 0 when <root> (resolved to its
-# physical path, stored in <out-var>) or a directory above it holds a .git
-# entry, looking no higher than git would under GIT_CEILING_DIRECTORIES.
-# Builtins only: a workspace outside git costs no fork. Git has the last word.
+# git_anchor_work_tree <root> <out-var> [<top-var>]: 0 when <root> (resolved
+# to its physical path, stored in <out-var>) or a directory above it (stored
+# in <top-var>) holds a .git entry, looking no higher than git would under
+# GIT_CEILING_DIRECTORIES. Builtins only: a workspace outside git costs no
+# fork. Git has the last word.
 git_anchor_work_tree() {
   local LC_ALL=C ga_dir ga_ceilings
   [ "${DATARIM_SNAPSHOT_GIT:-}" != 0 ] || return 1
@@ -34,7 +35,10 @@ git_anchor_work_tree() {
   printf -v "$2" '%s' "$ga_dir"
   ga_ceilings=:${GIT_CEILING_DIRECTORIES:-}:
   while :; do
-    [ ! -e "$ga_dir/.git" ] || return 0
+    if [ -e "$ga_dir/.git" ]; then
+      [ -z "${3:-}" ] || printf -v "$3" '%s' "$ga_dir"
+      return 0
+    fi
     [ -n "$ga_dir" ] && [ "$ga_dir" != / ] || return 1
     ga_dir=${ga_dir%/*}
     case $ga_ceilings in *":${ga_dir:-/}:"*) return 1 ;; esac
@@ -74,16 +78,51 @@ git_anchor_timed_out() {
   return 1
 }
 
-# git_anchor_probe <root> <out-var>: "<head>\n<branch>\n<dirty>" when <root>
-# is in a git work tree whose HEAD is a commit (branch empty when HEAD is
-# detached; dirty true when anything outside <root>/datarim/ differs from
-# HEAD, untracked files included); else empty. One git call: the header of
-# `git status --porcelain=v2 --branch`, read up to the first changed entry.
+# git_anchor_index_large <top>: 0 when the index of the work tree whose .git
+# entry is in <top> lists more than 10,000 entries, the most whose dirtiness a
+# snapshot write checks (spec §11): telling dirty from clean stats every tracked
+# file, 130-340 ms in a 50,000-file work tree against a 25 ms write
+# (docs/performance.md; Python: DIRTY_CHECK_LIMIT). Reads the index's header:
+# "DIRC", version, entry count (big-endian). A .git file names the git
+# directory ("gitdir: <path>", relative to <top> or absolute). Builtins only;
+# an index that cannot be read is small (git says what it holds).
+git_anchor_index_large() {
+  local LC_ALL=C git_dir=$1/.git line byte code count=0 i signature=DIRC limit=10000
+  if [ -f "$git_dir" ]; then
+    IFS= read -r line <"$git_dir" || [ -n "$line" ] || return 1
+    case $line in 'gitdir: '*) git_dir=${line#gitdir: } ;; *) return 1 ;; esac
+    case $git_dir in /*) ;; *) git_dir=$1/$git_dir ;; esac
+  fi
+  [ -f "$git_dir/index" ] && [ -r "$git_dir/index" ] || return 1
+  {
+    for ((i = 0; i < 12; i++)); do
+      IFS= read -r -d '' -n 1 byte || return 1 # a NUL reads as ''
+      printf -v code '%d' "'$byte"
+      case $i in
+        0 | 1 | 2 | 3) [ "$byte" = "${signature:i:1}" ] || return 1 ;;
+        8 | 9 | 10 | 11) count=$((count * 256 + code)) ;;
+      esac
+    done
+  } <"$git_dir/index"
+  [ "$count" -gt "$limit" ]
+}
+
+# git_anchor_probe <root> <out-var> [full]: "<head>\n<branch>\n<dirty>" when
+# <root> is in a git work tree whose HEAD is a commit (branch empty when HEAD
+# is detached; dirty true when anything outside <root>/datarim/ differs from
+# HEAD, untracked files included; empty, not checked, when the index lists
+# more than 10,000 entries, unless "full"); else empty. One git
+# call: the header of `git status --porcelain=v2 --branch`, read up to the
+# first changed entry; or, unchecked, `git rev-parse` of HEAD and its ref.
 git_anchor_probe() {
-  local LC_ALL=C dir line head='' branch='' dirty=false status
+  local LC_ALL=C dir top line head='' branch='' dirty=false status
   printf -v "$2" '%s' ''
-  git_anchor_work_tree "$1" dir || return 0
+  git_anchor_work_tree "$1" dir top || return 0
   command -v git >/dev/null 2>&1 || return 0
+  if [ "${3:-}" != full ] && git_anchor_index_large "$top"; then
+    git_anchor_head_unchecked "$dir" "$2"
+    return 0
+  fi
   while IFS= read -r line; do
     case $line in
       '# branch.oid '*) head=${line#'# branch.oid '} ;;
@@ -105,6 +144,19 @@ git_anchor_probe() {
   [ "$branch" != '(detached)' ] || branch=''
   case $head in '' | '(initial)') return 0 ;; esac
   printf -v "$2" '%s\n%s\n%s' "$head" "$branch" "$dirty"
+}
+
+# git_anchor_head_unchecked <dir> <out-var>: "<head>\n<branch>\n" (dirtiness
+# not checked) from `git rev-parse HEAD --symbolic-full-name HEAD`: the commit,
+# then refs/heads/<branch> (anything else: detached). Nothing when HEAD is no
+# commit yet or git fails or runs out of time.
+git_anchor_head_unchecked() {
+  local LC_ALL=C out head ref branch=''
+  out=$(git_anchor_git "$1" rev-parse HEAD --symbolic-full-name HEAD) || return 0
+  head=${out%%$'\n'*}
+  ref=${out#*$'\n'}
+  case $ref in refs/heads/?*) branch=${ref#refs/heads/} ;; esac
+  printf -v "$2" '%s\n%s\n' "$head" "$branch"
 }
 
 [ -z "${_dr_aliases_git_anchor-}" ] || shopt -s expand_aliases

@@ -72,7 +72,7 @@ function drift_json(facts,    F) {
     split(facts, F, "\n")
     return ",\"drift\":{\"recorded_head\":" json_string(F[1]) \
         ",\"recorded_branch\":" json_or_null(F[2]) \
-        ",\"recorded_dirty\":" (F[3] == "true" ? "true" : "false") \
+        ",\"recorded_dirty\":" (F[3] == "true" || F[3] == "false" ? F[3] : "null") \
         ",\"current_head\":" json_string(F[4]) \
         ",\"current_branch\":" json_or_null(F[5]) \
         ",\"relation\":" json_string(F[6]) \

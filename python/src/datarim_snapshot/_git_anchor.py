@@ -37,13 +37,19 @@ _GIT_ENV = (
 )
 
 
+# The most index entries whose dirtiness a snapshot write checks (spec §11):
+# telling dirty from clean stats every tracked file, 130-340 ms in a 50,000-file
+# work tree against a 25 ms write (docs/performance.md). Bash: git_anchor_index_large.
+DIRTY_CHECK_LIMIT = 10000
+
+
 class Anchor(Record):
     __slots__ = ("head", "branch", "dirty")
 
-    def __init__(self, head: bytes, branch: bytes, dirty: bool) -> None:
+    def __init__(self, head: bytes, branch: bytes, dirty: bool | None) -> None:
         self.head = head
         self.branch = branch  # empty: HEAD was detached
-        self.dirty = dirty
+        self.dirty = dirty  # None: not checked (the index is over DIRTY_CHECK_LIMIT)
 
 
 def field_rank(key: str) -> int:
@@ -69,6 +75,8 @@ def frontmatter(anchor: Anchor | None) -> bytes:
     lines = b"git_head: " + anchor.head + b"\n"
     if anchor.branch and branch_ok(anchor.branch):
         lines += b"git_branch: " + yaml_quote(anchor.branch) + b"\n"
+    if anchor.dirty is None:
+        return lines
     return lines + b"git_dirty: " + (b"true" if anchor.dirty else b"false") + b"\n"
 
 
@@ -76,6 +84,12 @@ def work_tree(root: str, forced: bool = False) -> str | None:
     """The physical root when it or a directory above it holds a .git entry,
     looking no higher than git would under GIT_CEILING_DIRECTORIES; else None.
     DATARIM_SNAPSHOT_GIT=0 makes it None unless forced (an operator's --git-state)."""
+    found = _work_tree_top(root, forced)
+    return None if found is None else found[0]
+
+
+def _work_tree_top(root: str, forced: bool) -> tuple[str, str] | None:
+    """work_tree's answer and the directory whose .git entry it found."""
     if os.environ.get("DATARIM_SNAPSHOT_GIT") == "0" and not forced:
         return None
     try:
@@ -86,7 +100,7 @@ def work_tree(root: str, forced: bool = False) -> str | None:
     directory = physical
     while True:
         if os.path.lexists(directory + "/.git"):
-            return physical
+            return physical, directory
         if directory in ("", "/"):
             return None
         directory = directory.rsplit("/", 1)[0]
@@ -205,13 +219,58 @@ def _git_output_subprocess(argv: list[str], env: Mapping[str, str]) -> bytes | N
     return done.stdout if done.returncode == 0 else None
 
 
-def probe(root: str, forced: bool = False) -> Anchor | None:
-    """Where the code of root's git work tree stands: HEAD, its branch, and whether
-    anything outside root/datarim/ differs from HEAD (untracked files included).
-    forced: even under DATARIM_SNAPSHOT_GIT=0."""
-    directory = work_tree(root, forced)
-    if directory is None:
+def index_large(top: str) -> bool:
+    """Whether the index of the work tree whose .git entry is in top lists more
+    than DIRTY_CHECK_LIMIT entries (its header: b"DIRC", version, entry count,
+    big-endian). A .git file names the git directory ("gitdir: <path>",
+    relative to top or absolute). An index that cannot be read is small."""
+    git_dir = top + "/.git"
+    try:
+        if os.path.isfile(git_dir):
+            with open(git_dir, "rb") as pointer:
+                line = pointer.readline().rstrip(b"\n")
+            if not line.startswith(b"gitdir: "):
+                return False
+            git_dir = os.path.join(top, os.fsdecode(line[len(b"gitdir: ") :]))
+        if not os.path.isfile(git_dir + "/index"):
+            return False
+        with open(git_dir + "/index", "rb") as index:
+            header = index.read(12)
+    except (OSError, ValueError):
+        return False
+    return (
+        len(header) == 12
+        and header.startswith(b"DIRC")
+        and int.from_bytes(header[8:], "big") > DIRTY_CHECK_LIMIT
+    )
+
+
+def _head_unchecked(directory: str) -> Anchor | None:
+    """HEAD and its branch, dirtiness not checked, from `git rev-parse HEAD
+    --symbolic-full-name HEAD`: the commit, then refs/heads/<branch> (anything
+    else: detached). None when HEAD is no commit yet or git fails or times out."""
+    try:
+        out = git_output(directory, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+    except GitTimeout:
         return None
+    if out is None:
+        return None
+    head, _, ref = out.rstrip(b"\n").partition(b"\n")
+    branch = ref[len(b"refs/heads/") :] if ref.startswith(b"refs/heads/") else b""
+    return Anchor(head, branch, None)
+
+
+def probe(root: str, forced: bool = False, full: bool = False) -> Anchor | None:
+    """Where the code of root's git work tree stands: HEAD, its branch, and whether
+    anything outside root/datarim/ differs from HEAD (untracked files included;
+    None, not checked, when the index lists more than DIRTY_CHECK_LIMIT entries,
+    unless full). forced: even under DATARIM_SNAPSHOT_GIT=0."""
+    found = _work_tree_top(root, forced)
+    if found is None:
+        return None
+    directory, top = found
+    if not full and index_large(top):
+        return _head_unchecked(directory)
     try:
         out = git_output(
             directory, "status", "--porcelain=v2", "--branch", "--no-ahead-behind",

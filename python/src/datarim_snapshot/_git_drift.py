@@ -33,7 +33,7 @@ class Drift(Record):
         self,
         recorded_head: bytes,
         recorded_branch: bytes,
-        recorded_dirty: bool,
+        recorded_dirty: bool | None,
         current_head: bytes,
         current_branch: bytes,
         relation: str,
@@ -83,7 +83,7 @@ def drift(root: str, extra: Mapping[str, bytes]) -> Drift | None:
     return Drift(
         recorded_head=recorded,
         recorded_branch=extra.get("git_branch", b""),
-        recorded_dirty=extra.get("git_dirty") == b"true",
+        recorded_dirty={b"true": True, b"false": False}.get(extra.get("git_dirty", b"")),
         current_head=current,
         current_branch=branch,
         relation=relation,
@@ -101,7 +101,7 @@ def _commits(count: int | None) -> bytes:
     return b"1 commit" if count == 1 else f"{count} commits".encode()
 
 
-def _where(sha: bytes, branch: bytes, dirty: bool) -> bytes:
+def _where(sha: bytes, branch: bytes, dirty: bool | None) -> bytes:
     where = b"branch " + branch if branch else b"detached HEAD"
     if dirty:
         where += b", uncommitted changes"

@@ -150,7 +150,7 @@ def git_state(root: str, directories: Sequence[str]) -> list[tuple[str, git_anch
         if physical in seen:
             raise RefusedError(f"--git-state names {directory} twice")
         seen.add(physical)
-        facts = git_anchor.probe(physical, forced=True)
+        facts = git_anchor.probe(physical, forced=True, full=True)
         if facts is None:
             raise RefusedError(f"--git-state {directory} is not a git work tree with a commit")
         if physical == root:

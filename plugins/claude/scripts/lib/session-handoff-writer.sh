@@ -84,8 +84,8 @@ session_render_block() {
 # Layer 1: <paths-var> gets each one's path as Layer 1 names it (relative to
 # the workspace root <root> when inside it, "." for the root itself, else
 # physical and absolute), <facts-var> "<head>\t<branch>\t<dirty>" for each,
-# as snapshot anchoring finds them (git_anchor_probe: dirty when anything
-# outside its datarim/ differs from HEAD). Returns 1 after reporting a
+# as snapshot anchoring finds them (git_anchor_probe ... full: dirty when
+# anything outside its datarim/ differs from HEAD, checked whatever the size). Returns 1 after reporting a
 # directory that is none, or no git work tree with a commit.
 session_git_state() {
   local prog=$1 root=$2 dir abs facts paths='' all='' seen=$'\n' nl=$'\n'
@@ -111,7 +111,7 @@ session_git_state() {
     seen=$seen$abs$nl
     facts=''
     # The operator asked for the state: DATARIM_SNAPSHOT_GIT=0 is for snapshots.
-    DATARIM_SNAPSHOT_GIT=1 git_anchor_probe "$abs" facts
+    DATARIM_SNAPSHOT_GIT=1 git_anchor_probe "$abs" facts full
     if [ -z "$facts" ]; then
       dr_err "$prog" "--git-state $dir is not a git work tree with a commit"
       return 1

@@ -27,14 +27,15 @@ unset -f _git_drift_load
 # git_drift_facts <root> <extra> <out-var>: <extra> holds a validated
 # snapshot's optional fields ("<key> <value>" lines). When it records a
 # git_head that is not the current HEAD of <root>'s repository, <out-var>
-# gets eight lines: recorded head, recorded branch, recorded dirty, current
+# gets eight lines: recorded head, recorded branch, recorded dirty (empty:
+# not recorded), current
 # head, current branch (empty when detached), relation (ahead: the recorded
 # commit is an ancestor of HEAD; apart: it exists but is not; missing: it
 # does not exist), commits only on HEAD's side, commits only on the
 # recorded side (both empty when missing). When git did not answer within
 # git_anchor_seconds, it is "unchecked". Else it is empty.
 git_drift_facts() {
-  local LC_ALL=C rest=$2 line recorded='' rbranch='' rdirty=false dir out current cbranch
+  local LC_ALL=C rest=$2 line recorded='' rbranch='' rdirty='' dir out current cbranch
   local counts ahead='' behind='' relation=missing status=0
   printf -v "$3" '%s' ''
   while [ -n "$rest" ]; do
