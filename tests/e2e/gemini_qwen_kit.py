@@ -14,14 +14,18 @@ import contextlib
 import json
 import os
 import pty
+import queue
 import re
 import select
 import subprocess
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from e2ekit import NODE_BIN, PYTHON_BIN, TASK, Agent, Run, Sandbox, clean_copy
+from e2ekit import NODE_BIN, PYTHON_BIN, RUN_TIMEOUT, TASK, Agent, Run, Sandbox, clean_copy
 from fake_model_api import Request
 
 # Gemini: an explicit model, so that no "auto" router asks the model to
@@ -49,7 +53,9 @@ QWEN_SETTINGS = {
     "model": {"name": QWEN_MODEL},
     "privacy": {"usageStatisticsEnabled": False},
     "telemetry": {"enabled": False},
-    "general": {"disableAutoUpdate": True},
+    # Without it the interactive and stream-json modes ask registry.npmjs.org
+    # for a newer version at start-up.
+    "general": {"enableAutoUpdate": False},
 }
 QWEN_COMMAND = "Plan the task {{args}} and end with the CTA block.\n"
 
@@ -258,13 +264,15 @@ class Qwen(Agent):
         return {"OPENAI_API_KEY": "fake"}
 
     def hook_context(self, request: Request) -> list[str]:
-        # 0.24.4: SessionStart's additionalContext arrives as a message of its own.
-        body = request.body if isinstance(request.body, dict) else {}
-        return [
-            message["content"]
-            for message in body.get("messages", [])
-            if isinstance(message, dict) and isinstance(message.get("content"), str)
-        ]
+        # 0.24.4: SessionStart's additionalContext closes the system prompt, as
+        # "<qwen:session-start-context hidden="true">\n<a header>:\n<the text>
+        # \n</qwen:session-start-context>", whatever the source.
+        out = []
+        for text in self.context_of(request):
+            while QWEN_CONTEXT_START in text:
+                text = text.split(QWEN_CONTEXT_START, 1)[1].split(">", 1)[1]
+                out.append(text.split(QWEN_CONTEXT_END, 1)[0])
+        return out
 
     def qwen(self, *args: str) -> Run:
         return self.box.run([str(NODE_BIN / "qwen"), *args], self.cli_env())
@@ -276,6 +284,101 @@ class Qwen(Agent):
     def resume(self, prompt: str, reply: str) -> Run:
         self.box.api.reply = reply
         return self.qwen("-c", "-p", prompt)
+
+    def session(self) -> QwenSession:
+        return QwenSession(self)
+
+
+QWEN_CONTEXT_START = "<qwen:session-start-context"
+QWEN_CONTEXT_END = "</qwen:session-start-context>"
+
+
+@dataclass
+class Said:
+    """One message of a QwenSession: Qwen's result message for it, and the
+    model requests made while it was answered."""
+
+    result: dict[str, Any]
+    requests: list[Request]
+
+
+class QwenSession:
+    """One Qwen process fed user messages on stdin, one at a time, as its SDK
+    feeds them (`--input-format stream-json`): typed prompts and slash commands
+    (`/clear`, `/compress`, custom commands) alike, in one session, without a
+    terminal. Each message is sent once the one before has its result: Qwen
+    does not keep messages sent together in their order."""
+
+    def __init__(self, agent: Qwen) -> None:
+        self.agent = agent
+        self.box = agent.box
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.stderr = self.box.root / "tmp" / "qwen-session.stderr"
+        self.process: subprocess.Popen[str] | None = None
+        self.reader = threading.Thread(target=self._read, daemon=True)
+
+    def __enter__(self) -> QwenSession:
+        argv = [str(NODE_BIN / "qwen"), "--input-format", "stream-json"]
+        argv += ["--output-format", "stream-json"]
+        with self.stderr.open("w") as stderr:
+            self.process = subprocess.Popen(
+                argv,
+                cwd=self.box.ws,
+                env={**self.box.env(), **self.agent.cli_env()},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+            )
+        self.reader.start()
+        return self
+
+    def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")  # the end of its output
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.close()
+        try:
+            self.process.wait(RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.reader.join(RUN_TIMEOUT)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+    def say(self, text: str, reply: str) -> Said:
+        """Send one user message; wait for Qwen's result message for it."""
+        assert self.process is not None and self.process.stdin is not None
+        self.box.api.reply = reply
+        before = len(self.box.api.model_requests())
+        message = {
+            "type": "user",
+            "session_id": "",
+            "parent_tool_use_id": None,
+            "message": {"role": "user", "content": text},
+        }
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+        end = time.monotonic() + RUN_TIMEOUT
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"{text!r}: no result within {RUN_TIMEOUT} s\n{self._stderr()}")
+            if not line:
+                pytest.fail(f"{text!r}: qwen ended without a result\n{self._stderr()}")
+            output = json.loads(line)
+            if output.get("type") == "result":
+                return Said(output, self.box.api.model_requests()[before:])
+
+    def _stderr(self) -> str:
+        return self.stderr.read_text()[-4000:]
 
 
 def the_cli_version(agent: Agent) -> str:
