@@ -231,6 +231,10 @@ doctor_hook_file() {
       H)
         doctor_program_fault "$program" fault
         case $1:$hook in
+          copilot:session-start-hook) # also on PreCompact: it keeps the resume for the next prompt
+            want=SessionStart
+            [ "$event" != PreCompact ] || want=PreCompact
+            ;;
           *:session-start-hook) want=SessionStart ;;
           gemini:prompt-hook) want=BeforeAgent ;; # Gemini CLI's names of the two events
           gemini:*) want=AfterAgent ;;
@@ -242,7 +246,7 @@ doctor_hook_file() {
         fi
         doctor_record hook "$event" "$hook" "$command" "$fault"
         [ -z "$fault" ] || doctor_problem "$2: $event $hook: $fault"
-        [ -n "$fault" ] || doctor_installed="$doctor_installed$1 $hook"$'\t'"$2"$'\n'
+        [ -n "$fault" ] || [ "$event" = PreCompact ] || doctor_installed="$doctor_installed$1 $hook"$'\t'"$2"$'\n'
         ;;
       P)
         doctor_record plugin "$event" "$hook"

@@ -194,6 +194,8 @@ class Agent:
 
     name = ""
     stage_prompt = ""
+    # What install-hooks says it added for this CLI.
+    hooks_added = "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
 
     def __init__(self, box: Sandbox) -> None:
         self.box = box
@@ -208,8 +210,7 @@ class Agent:
         env = {**self.box.env(), **self.cli_env()}
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
-        added = "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
-        assert done.stdout.startswith(added), done.stdout
+        assert done.stdout.startswith(self.hooks_added), done.stdout
 
     def cli_env(self) -> dict[str, str]:
         raise NotImplementedError

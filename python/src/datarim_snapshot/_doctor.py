@@ -345,12 +345,16 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                 name, program = ours
                 fault = _program_fault(program)
                 want = (GEMINI_HOOK_EVENTS if runtime == "gemini" else HOOK_EVENTS)[name]
+                # Copilot's PreCompact runs it too: it keeps the resume for the next prompt.
+                precompact = runtime == "copilot" and event == "PreCompact"
+                if precompact and name == "session-start-hook":
+                    want = event
                 if fault is None and want != event:
                     fault = f"it runs on {event}; {name} belongs to {want}"
                 found.append({"event": event, "hook": name, "command": command, "problem": fault})
                 if fault is not None:
                     report.problem(f"{_path_text(path)}: {event} {name}: {fault}")
-                else:
+                elif not precompact:
                     report.installed.append((runtime, name, _path_text(path)))
     claude = runtime == "claude" and isinstance(value, dict)
     enabled = value.get("enabledPlugins") if claude else None
