@@ -381,11 +381,14 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     if codex:
         files.append(("codex", codex + "/hooks.json"))
     files.append(("codex", root + "/.codex/hooks.json"))
+    entries = [_hook_file(runtime, path, report) for runtime, path in files]
     for runtime in ("gemini", "qwen"):
         if home.startswith("/"):
-            files.append((runtime, f"{home}/.{runtime}/settings.json"))
-        files.append((runtime, f"{root}/.{runtime}/settings.json"))
-    entries = [_hook_file(runtime, path, report) for runtime, path in files]
+            entries.append(_hook_file(runtime, f"{home}/.{runtime}/settings.json", report))
+        entries.append(_hook_file(runtime, f"{root}/.{runtime}/settings.json", report))
+        if home.startswith("/"):
+            folder = f"{home}/.{runtime}/extensions/datarim-snapshots"
+            entries.append(_extension_dir(runtime, folder, report))
     copilot = os.environ.get("COPILOT_HOME", "")
     if not copilot.startswith("/"):
         copilot = home + "/.copilot" if home.startswith("/") else ""
@@ -397,6 +400,32 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     plugins = [config + "/" + OPENCODE_PLUGIN] if config else []
     plugins.append(root + "/.opencode/plugin/datarim-snapshots.js")
     return entries + [_plugin_file(path, report) for path in plugins]
+
+
+def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
+    """The folder `gemini extensions install` or `qwen extensions install` leaves
+    for our extension (~/.<runtime>/extensions/datarim-snapshots): ours, and so
+    all three hooks, when it holds the CLI's manifest, <runtime>-extension.json.
+    Whether the CLI has it disabled (its extension-enablement.json) is not read."""
+    entry: dict[str, Any] = {
+        "runtime": runtime,
+        "file": _path_text(path),
+        "state": "absent",
+        "detail": None,
+        "found": [],
+        "plugins": [],
+    }
+    if not os.path.lexists(path):
+        return entry
+    manifest = os.path.join(path, f"{runtime}-extension.json")
+    if not (os.path.isdir(path) and os.path.isfile(manifest) and os.access(manifest, os.R_OK)):
+        detail = f"no {runtime}-extension.json in it"
+        entry.update(state="unreadable", detail=detail)
+        report.problem(f"{_path_text(path)}: {detail}")
+        return entry
+    entry.update(state="read", plugins=[{"plugin": "datarim-snapshots", "enabled": True}])
+    report.installed += [(runtime, hook, _path_text(path)) for hook in HOOK_EVENTS]
+    return entry
 
 
 def _plugin_file(path: str, report: Report) -> dict[str, Any]:
