@@ -14,18 +14,26 @@ import contextlib
 import json
 import os
 import pty
-import queue
 import re
 import select
-import subprocess
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, Union
 
 import pytest
-from e2ekit import NODE_BIN, PYTHON_BIN, RUN_TIMEOUT, TASK, Agent, Run, Sandbox, clean_copy
+from e2ekit import (
+    NODE_BIN,
+    OTHER_ANSWER,
+    STAGE_ANSWER,
+    TASK,
+    Agent,
+    JsonLines,
+    Run,
+    Sandbox,
+    clean_copy,
+    resume_text,
+)
 from fake_model_api import Request
 
 # Gemini: an explicit model, so that no "auto" router asks the model to
@@ -64,6 +72,9 @@ class Gemini(Agent):
     name = "gemini"
     stage_prompt = f"/dr-plan {TASK}"
     command_text = "Plan the task and end with the CTA block."
+    # Which of a turn's model requests is the turn's own: Gemini's last.
+    turn_request = -1
+    hooks_added = "install-hooks: added the SessionStart, BeforeAgent and AfterAgent hooks"
 
     def __init__(self, box: Sandbox) -> None:
         super().__init__(box)
@@ -88,17 +99,7 @@ class Gemini(Agent):
             assert tried <= {"CONNECT play.googleapis.com:443"}, tried
             self.box.api.stray.clear()
             return
-        done = subprocess.run(
-            [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "gemini"],
-            env={**self.box.env(), **self.cli_env()},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith(
-            "install-hooks: added the SessionStart, BeforeAgent and AfterAgent hooks"
-        ), done.stdout
+        super().install_hooks(impl)
 
     def cli_env(self) -> dict[str, str]:
         return {
@@ -219,6 +220,9 @@ class Qwen(Agent):
     name = "qwen"
     stage_prompt = f"/dr-plan {TASK}"
     command_text = f"Plan the task {TASK} and end with the CTA block."
+    # Qwen's first: after it, Qwen asks the model in the background to extract
+    # memories from the conversation.
+    turn_request = 0
 
     def __init__(self, box: Sandbox) -> None:
         super().__init__(box)
@@ -248,17 +252,7 @@ class Qwen(Agent):
             run = self.qwen("extensions", "install", f"{source}:datarim-snapshots", "--consent")
             assert "datarim-snapshots" in run.stdout + run.stderr, str(run)
             return
-        done = subprocess.run(
-            [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "qwen"],
-            env={**self.box.env(), **self.cli_env()},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith(
-            "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
-        ), done.stdout
+        super().install_hooks(impl)
 
     def cli_env(self) -> dict[str, str]:
         return {"OPENAI_API_KEY": "fake"}
@@ -302,7 +296,7 @@ class Said:
     requests: list[Request]
 
 
-class QwenSession:
+class QwenSession(JsonLines):
     """One Qwen process fed user messages on stdin, one at a time, as its SDK
     feeds them (`--input-format stream-json`): typed prompts and slash commands
     (`/clear`, `/compress`, custom commands) alike, in one session, without a
@@ -310,75 +304,65 @@ class QwenSession:
     does not keep messages sent together in their order."""
 
     def __init__(self, agent: Qwen) -> None:
-        self.agent = agent
-        self.box = agent.box
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.stderr = self.box.root / "tmp" / "qwen-session.stderr"
-        self.process: subprocess.Popen[str] | None = None
-        self.reader = threading.Thread(target=self._read, daemon=True)
+        argv = [str(NODE_BIN / "qwen"), "--input-format", "stream-json"]
+        super().__init__(agent.box, argv + ["--output-format", "stream-json"], agent.cli_env())
 
     def __enter__(self) -> QwenSession:
-        argv = [str(NODE_BIN / "qwen"), "--input-format", "stream-json"]
-        argv += ["--output-format", "stream-json"]
-        with self.stderr.open("w") as stderr:
-            self.process = subprocess.Popen(
-                argv,
-                cwd=self.box.ws,
-                env={**self.box.env(), **self.agent.cli_env()},
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                text=True,
-            )
-        self.reader.start()
+        super().__enter__()
         return self
-
-    def _read(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put("")  # the end of its output
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.process is not None and self.process.stdin is not None
-        with contextlib.suppress(BrokenPipeError):
-            self.process.stdin.close()
-        try:
-            self.process.wait(RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.reader.join(RUN_TIMEOUT)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
 
     def say(self, text: str, reply: str) -> Said:
         """Send one user message; wait for Qwen's result message for it."""
-        assert self.process is not None and self.process.stdin is not None
         self.box.api.reply = reply
         before = len(self.box.api.model_requests())
-        message = {
-            "type": "user",
-            "session_id": "",
-            "parent_tool_use_id": None,
-            "message": {"role": "user", "content": text},
-        }
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
-        end = time.monotonic() + RUN_TIMEOUT
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, end - time.monotonic()))
-            except queue.Empty:
-                pytest.fail(f"{text!r}: no result within {RUN_TIMEOUT} s\n{self._stderr()}")
-            if not line:
-                pytest.fail(f"{text!r}: qwen ended without a result\n{self._stderr()}")
-            output = json.loads(line)
+        content = {"role": "user", "content": text}
+        self.send(
+            {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": content}
+        )
+        for output in self.messages(repr(text)):
             if output.get("type") == "result":
                 return Said(output, self.box.api.model_requests()[before:])
+        raise AssertionError("unreachable: messages() ends only by failing")
 
-    def _stderr(self) -> str:
-        return self.stderr.read_text()[-4000:]
+
+GeminiOrQwen = Union[Gemini, Qwen]
+CLI = TypeVar("CLI", Gemini, Qwen)
+
+
+def with_hooks(cli: type[CLI], sandbox: Sandbox, impl: str) -> CLI:
+    agent = cli(sandbox)
+    agent.install_hooks(impl)
+    return agent
+
+
+def stage_turn(agent: GeminiOrQwen) -> None:
+    """The operator's /dr-plan TUNE-0032: answered, and the custom command
+    expanded (its text reached the model)."""
+    run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
+    assert run.stdout.strip() == STAGE_ANSWER.strip(), str(run)
+    request = run.requests[agent.turn_request]
+    assert any(agent.command_text in text for text in agent.context_of(request)), (
+        "no /dr-plan command"
+    )
+
+
+def assert_plain_turns_leave_the_snapshot(agent: GeminiOrQwen, before: bytes) -> None:
+    """A plain turn, then a resumed one, both answered with another CTA block:
+    the snapshot's bytes and mtime as they were."""
+    snapshot = agent.box.snapshot
+    mtime = snapshot.stat().st_mtime_ns
+    agent.turn("thanks, what is left to do?", OTHER_ANSWER)
+    agent.resume("and after that?", OTHER_ANSWER)
+    assert snapshot.read_bytes() == before
+    assert snapshot.stat().st_mtime_ns == mtime
+
+
+def assert_resume_hands_over_the_replay(agent: GeminiOrQwen) -> None:
+    replay = resume_text(agent.box.ws)
+    run = agent.resume("carry on", "Carrying on.")
+    assert any(replay in t for t in agent.hook_context(run.requests[agent.turn_request])), (
+        "the resumed session's model request lacks the replay prompt:\n" + replay
+    )
 
 
 def the_cli_version(agent: Agent) -> str:

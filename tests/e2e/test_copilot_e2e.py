@@ -23,29 +23,26 @@ directory, with message content): the tests set exactly what the docs say.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import queue
 import subprocess
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from e2ekit import (
     NODE_BIN,
+    OTHER_ANSWER,
     REPO,
-    RUN_TIMEOUT,
     STAGE_ANSWER,
     TASK,
     Agent,
+    JsonLines,
     Run,
     Sandbox,
     resume_text,
 )
 from fake_model_api import Request
-from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
+from test_hooks_e2e import assert_stage_snapshot
 
 IMPLS = ("bash", "python")
 
@@ -121,84 +118,37 @@ def copilot_with_hooks(sandbox: Sandbox, impl: str, otel: bool = True) -> Copilo
     return agent
 
 
-class AcpSession:
+class AcpSession(JsonLines):
     """`copilot --acp`: Copilot's Agent Client Protocol server on stdin and
-    stdout (JSON-RPC, one message a line), one session whose prompts run as
-    the interactive CLI's do (slash commands included), each answered once
-    its turn is over."""
+    stdout (JSON-RPC), one session whose prompts run as the interactive CLI's
+    do (slash commands included), each answered once its turn is over."""
 
     def __init__(self, agent: Copilot) -> None:
-        self.agent = agent
-        self.box = agent.box
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.stderr = self.box.root / "tmp" / "copilot-acp.stderr"
-        self.process: subprocess.Popen[str] | None = None
-        self.reader = threading.Thread(target=self._read, daemon=True)
+        super().__init__(agent.box, [str(NODE_BIN / "copilot"), "--acp"], agent.cli_env())
         self.ids = 0
         self.session = ""
 
     def __enter__(self) -> AcpSession:
-        with self.stderr.open("w") as stderr:
-            self.process = subprocess.Popen(
-                [str(NODE_BIN / "copilot"), "--acp"],
-                cwd=self.box.ws,
-                env={**self.box.env(), **self.agent.cli_env()},
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                text=True,
-            )
-        self.reader.start()
+        super().__enter__()
         self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-        self.session = self.call("session/new", {"cwd": str(self.box.ws), "mcpServers": []})[
-            "sessionId"
-        ]
+        new = self.call("session/new", {"cwd": str(self.box.ws), "mcpServers": []})
+        self.session = new["sessionId"]
         return self
-
-    def _read(self) -> None:
-        assert self.process is not None and self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put("")
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.process is not None and self.process.stdin is not None
-        with contextlib.suppress(BrokenPipeError):
-            self.process.stdin.close()
-        try:
-            self.process.wait(RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.reader.join(RUN_TIMEOUT)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
-
-    def _send(self, message: dict[str, Any]) -> None:
-        assert self.process is not None and self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
-        self.process.stdin.flush()
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
         """The result of one request; what Copilot sends meanwhile is passed
         over (its session updates) or refused (a permission request: the turns
         use no tool)."""
         self.ids += 1
-        self._send({"id": self.ids, "method": method, "params": params})
-        end = time.monotonic() + RUN_TIMEOUT
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, end - time.monotonic()))
-            except queue.Empty:
-                pytest.fail(f"{method}: no answer within {RUN_TIMEOUT} s\n{self._stderr()}")
-            if not line:
-                pytest.fail(f"{method}: copilot --acp ended\n{self._stderr()}")
-            message = json.loads(line)
+        self.send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+        for message in self.messages(method):
             if "method" in message and "id" in message:
-                self._send({"id": message["id"], "result": {"outcome": {"outcome": "cancelled"}}})
+                refused = {"outcome": {"outcome": "cancelled"}}
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": refused})
             elif message.get("id") == self.ids:
                 assert "error" not in message, message
                 return message["result"]
+        raise AssertionError("unreachable: messages() ends only by failing")
 
     def prompt(self, text: str, reply: str) -> list[Request]:
         """One prompt of the session; the model requests of its turn."""
@@ -208,9 +158,6 @@ class AcpSession:
         result = self.call("session/prompt", {"sessionId": self.session, "prompt": prompt})
         assert result.get("stopReason") == "end_turn", result
         return self.box.api.model_requests()[before:]
-
-    def _stderr(self) -> str:
-        return self.stderr.read_text()[-4000:]
 
 
 def answered(run: Run, reply: str) -> None:

@@ -19,32 +19,23 @@ import json
 
 import pytest
 from e2ekit import REPO, STAGE_ANSWER, Sandbox, resume_text
-from gemini_qwen_kit import Qwen, QwenSession, the_cli_version
-from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
+from gemini_qwen_kit import (
+    Qwen,
+    QwenSession,
+    assert_plain_turns_leave_the_snapshot,
+    assert_resume_hands_over_the_replay,
+    stage_turn,
+    the_cli_version,
+    with_hooks,
+)
+from test_hooks_e2e import assert_stage_snapshot
 
 IMPLS = ["bash", "python"]
 
 
-def qwen_with_hooks(sandbox: Sandbox, impl: str) -> Qwen:
-    agent = Qwen(sandbox)
-    agent.install_hooks(impl)
-    return agent
-
-
-def stage_turn(agent: Qwen) -> None:
-    run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
-    assert run.stdout.strip() == STAGE_ANSWER.strip(), str(run)
-    # Qwen expanded the custom command: its text reached the model.
-    # The turn's own request is the first: after it, Qwen asks the model in the
-    # background to extract memories from the conversation.
-    assert any(agent.command_text in text for text in agent.context_of(run.requests[0])), (
-        "no /dr-plan command"
-    )
-
-
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_stage_turn_writes_the_snapshot(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     stage_turn(agent)
     assert_stage_snapshot(sandbox, agent)
     sandbox.assert_no_hook_failure()
@@ -53,27 +44,18 @@ def test_qwen_stage_turn_writes_the_snapshot(sandbox: Sandbox, impl: str) -> Non
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_plain_turn_leaves_the_snapshot_untouched(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     stage_turn(agent)
-    before = assert_stage_snapshot(sandbox, agent)
-    mtime = sandbox.snapshot.stat().st_mtime_ns
-    agent.turn("thanks, what is left to do?", OTHER_ANSWER)
-    agent.resume("and after that?", OTHER_ANSWER)
-    assert sandbox.snapshot.read_bytes() == before
-    assert sandbox.snapshot.stat().st_mtime_ns == mtime
+    assert_plain_turns_leave_the_snapshot(agent, assert_stage_snapshot(sandbox, agent))
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_resume_hands_the_model_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     stage_turn(agent)
-    replay = resume_text(sandbox.ws)
-    run = agent.resume("carry on", "Carrying on.")
-    assert any(replay in text for text in agent.hook_context(run.requests[0])), (
-        "the resumed session's model request lacks the replay prompt:\n" + replay
-    )
+    assert_resume_hands_over_the_replay(agent)
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 
@@ -108,7 +90,7 @@ def assert_next_prompt_gets_the_replay(agent: Qwen, session: QwenSession) -> Non
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_clear_hands_the_next_prompt_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     with agent.session() as session:
         session_stage_turn(agent, session)
         cleared = session.say("/clear", "unused")
@@ -121,7 +103,7 @@ def test_qwen_clear_hands_the_next_prompt_the_replay_prompt(sandbox: Sandbox, im
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_compress_hands_the_next_prompt_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     with agent.session() as session:
         session_stage_turn(agent, session)
         compressed = session.say("/compress", SUMMARY)

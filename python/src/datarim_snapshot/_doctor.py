@@ -402,12 +402,9 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     return entries + [_plugin_file(path, report) for path in plugins]
 
 
-def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
-    """The folder `gemini extensions install` or `qwen extensions install` leaves
-    for our extension (~/.<runtime>/extensions/datarim-snapshots): ours, and so
-    all three hooks, when it holds the CLI's manifest, <runtime>-extension.json.
-    Whether the CLI has it disabled (its extension-enablement.json) is not read."""
-    entry: dict[str, Any] = {
+def _absent_entry(runtime: str, path: str) -> dict[str, Any]:
+    """The report's entry of a hooks file or folder, as long as it is absent."""
+    return {
         "runtime": runtime,
         "file": _path_text(path),
         "state": "absent",
@@ -415,6 +412,14 @@ def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
         "found": [],
         "plugins": [],
     }
+
+
+def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
+    """The folder `gemini extensions install` or `qwen extensions install` leaves
+    for our extension (~/.<runtime>/extensions/datarim-snapshots): ours, and so
+    all three hooks, when it holds the CLI's manifest, <runtime>-extension.json.
+    Whether the CLI has it disabled (its extension-enablement.json) is not read."""
+    entry = _absent_entry(runtime, path)
     if not os.path.lexists(path):
         return entry
     manifest = os.path.join(path, f"{runtime}-extension.json")
@@ -431,14 +436,7 @@ def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
 def _plugin_file(path: str, report: Report) -> dict[str, Any]:
     """The opencode plugin install-hooks writes: ours when its first line is the
     template's (then it runs all three hooks)."""
-    entry: dict[str, Any] = {
-        "runtime": "opencode",
-        "file": _path_text(path),
-        "state": "absent",
-        "detail": None,
-        "found": [],
-        "plugins": [],
-    }
+    entry = _absent_entry("opencode", path)
     if not os.path.lexists(path):
         return entry
     from ._texts import text_bytes
