@@ -231,6 +231,10 @@ doctor_hook_file() {
       H)
         doctor_program_fault "$program" fault
         case $1:$hook in
+          copilot:session-start-hook) # also on PreCompact: it keeps the resume for the next prompt
+            want=SessionStart
+            [ "$event" != PreCompact ] || want=PreCompact
+            ;;
           *:session-start-hook) want=SessionStart ;;
           gemini:prompt-hook) want=BeforeAgent ;; # Gemini CLI's names of the two events
           gemini:*) want=AfterAgent ;;
@@ -242,7 +246,7 @@ doctor_hook_file() {
         fi
         doctor_record hook "$event" "$hook" "$command" "$fault"
         [ -z "$fault" ] || doctor_problem "$2: $event $hook: $fault"
-        [ -n "$fault" ] || doctor_installed="$doctor_installed$1 $hook"$'\t'"$2"$'\n'
+        [ -n "$fault" ] || [ "$event" = PreCompact ] || doctor_installed="$doctor_installed$1 $hook"$'\t'"$2"$'\n'
         ;;
       P)
         doctor_record plugin "$event" "$hook"
@@ -316,6 +320,29 @@ doctor_plugin_file() {
   fi
 }
 
+# doctor_extension_dir <runtime> <dir>: the folder `gemini extensions install`
+# or `qwen extensions install` leaves for our extension
+# (~/.<runtime>/extensions/datarim-snapshots): ours, and so all three hooks,
+# when it holds the CLI's manifest, <runtime>-extension.json. Whether the CLI
+# has it disabled (its extension-enablement.json) is not read.
+doctor_extension_dir() {
+  local want manifest=$1-extension.json
+  if [ ! -e "$2" ] && [ ! -L "$2" ]; then
+    doctor_record hookfile "$1" "$2" absent ''
+    return 0
+  fi
+  if [ ! -d "$2" ] || [ ! -f "$2/$manifest" ] || [ ! -r "$2/$manifest" ]; then
+    doctor_record hookfile "$1" "$2" unreadable "no $manifest in it"
+    doctor_problem "$2: no $manifest in it"
+    return 0
+  fi
+  doctor_record hookfile "$1" "$2" read ''
+  doctor_record plugin datarim-snapshots true
+  for want in session-start-hook prompt-hook stop-hook; do
+    doctor_installed="$doctor_installed$1 $want"$'\t'"$2"$'\n'
+  done
+}
+
 # doctor_hooks <root>: the settings files the runtimes read, ours in each.
 doctor_hooks() {
   local home=${HOME:-} codex=${CODEX_HOME:-} copilot=${COPILOT_HOME:-} config=${XDG_CONFIG_HOME:-} runtime
@@ -331,6 +358,7 @@ doctor_hooks() {
   for runtime in gemini qwen; do
     [ -z "$home" ] || doctor_hook_file "$runtime" "$home/.$runtime/settings.json"
     doctor_hook_file "$runtime" "$1/.$runtime/settings.json"
+    [ -z "$home" ] || doctor_extension_dir "$runtime" "$home/.$runtime/extensions/datarim-snapshots"
   done
   [ -z "$copilot" ] || doctor_hook_file copilot "$copilot/settings.json"
   [ -z "$config" ] || doctor_plugin_file "$config/opencode/plugin/datarim-snapshots.js"

@@ -3,7 +3,8 @@
 # one a line, then its "session_id" (an empty line when it is not such a
 # string: only the pending resume of a /clear needs it). Exits 1 unless the payload is one strict JSON object (RFC 8259:
 # valid UTF-8, no BOM, no NaN or Infinity, nesting at most 64 deep) whose
-# "source" and "cwd" members (the last of each name) are strings without
+# "source" (or, without one, "hook_event_name" "PreCompact", printed as the
+# source) and "cwd" members (the last of each name) are strings without
 # control characters. The verdicts are those of Python's json.loads plus the
 # same checks (its twin, hook_payload.py).
 # ENVIRON: DR_PAYLOAD (the bytes before the first NUL), DR_PAYLOAD_NUL (the
@@ -257,6 +258,10 @@ BEGIN {
     if (ENVIRON["DR_PAYLOAD_NUL"] + 0 >= 0) fail()
     if (utf8_scan(B, 1, str_bytes(S, B), 0, 0) != "") fail()
     parse_document()
-    if (!usable("source") || !usable("cwd")) fail()
-    printf "%s\n%s\n%s", STR["source"], STR["cwd"], usable("session_id") ? STR["session_id"] : ""
+    # A PreCompact payload (GitHub Copilot CLI's) has no source: its event
+    # name stands for one.
+    source = usable("source") ? STR["source"] : ""
+    if (source == "" && usable("hook_event_name") && STR["hook_event_name"] == "PreCompact") source = "PreCompact"
+    if (source == "" || !usable("cwd")) fail()
+    printf "%s\n%s\n%s", source, STR["cwd"], usable("session_id") ? STR["session_id"] : ""
 }

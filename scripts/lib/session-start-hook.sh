@@ -13,8 +13,9 @@
 # characters (default 9000) with a visible marker. It never blocks a session:
 # on any failure, and for sources other than clear, compact, resume and fork, it
 # prints nothing and returns 0. Under DATARIM_HOOK_RUNTIME=copilot (GitHub
-# Copilot CLI) it prints {"additionalContext":...} and takes the source "new"
-# right after a stage turn (session_start_fresh). Sourcing defines session_start_* functions
+# Copilot CLI) it prints {"additionalContext":...}, takes the source "new"
+# right after a stage turn (session_start_fresh), and on a PreCompact payload
+# keeps the text for the next prompt (session_start_pending), printing nothing. Sourcing defines session_start_* functions
 # (plus those of the libraries it loads) and nothing else.
 
 # Aliases off while this file is read: a caller's alias (cd, rm, mv ...) would
@@ -54,15 +55,23 @@ session_start_payload() {
 # output as <state>/resume/<session-id> (mode 600) for the session's next
 # prompt hook: Gemini CLI drops a SessionStart hook's context after an
 # interactive /clear, and its BeforeAgent hands it over instead (prompt-hook.sh);
-# a UserPromptSubmit (a CLI that took the context) just removes it. Nothing
-# kept without a state directory or a session ID fit to name a file.
+# a UserPromptSubmit (a CLI that took the context) just removes it. GitHub
+# Copilot CLI's PreCompact keeps its output too (its UserPromptSubmit prints
+# it); an empty <output> removes the session's pending resume (Copilot's
+# SessionStart, which hands the text over itself: a kept one would arrive twice).
+# Nothing kept without a state directory or a session ID fit to name a file.
 session_start_pending() {
-  local dir state
+  # shellcheck disable=SC2034 # kept: the text removed, not used
+  local dir state kept
   dr_lib_dir_into dir
   # shellcheck source=scripts/lib/hook-state.sh
   . "$dir/hook-state.sh" 2>/dev/null || return 0
   hook_state_dir state && hook_session_ok "$1" || return 0
-  hook_resume_write "$state" "$1" "$2" || :
+  if [ -z "$2" ]; then
+    hook_resume_take "$state" "$1" kept || :
+  else
+    hook_resume_write "$state" "$1" "$2" || :
+  fi
 }
 
 # session_start_last_task <root> <out-var>: the task of the workspace's latest
@@ -160,9 +169,13 @@ session_start_hook_body() {
   session_start_payload source cwd session || return 0
   case $source in
     clear | compact | resume | fork) ;;
-    new) [ "$runtime" = copilot ] || return 0 ;;
+    new | PreCompact) [ "$runtime" = copilot ] || return 0 ;;
     *) return 0 ;;
   esac
+  # Copilot runs the next prompt's hook while this one runs: a resume kept at
+  # its PreCompact goes before that hook can hand it over beside this text.
+  [ "$runtime" != copilot ] || [ "$source" = PreCompact ] || session_start_pending "$session" ''
+
   case $cwd in /*) ;; *) return 0 ;; esac
   [ -d "$cwd" ] || return 0
   dr_find_root root "$cwd"
@@ -185,8 +198,19 @@ session_start_hook_body() {
     out=$(resume_emit hook "$root" "$task" "$cta" "$snapshot" "$budget" $((budget * 4 + 8)) && printf .) || status=$?
   fi
   [ "$status" -eq 0 ] || return 0
-  [ "$source" != clear ] || [ "${out%.}" = '' ] || session_start_pending "$session" "${out%.}"
-  session_start_print "${out%.}"
+  out=${out%.}
+  case $source in
+    clear) [ -z "$out" ] || session_start_pending "$session" "$out" ;;
+    PreCompact)
+      # Copilot gives no hook context back after a compaction but the next
+      # prompt's: kept for it, in Copilot's form (prompt-hook.sh prints it).
+      [ -n "$out" ] || return 0
+      out=$(session_start_print "$out" && printf .)
+      session_start_pending "$session" "${out%.}"
+      return 0
+      ;;
+  esac
+  session_start_print "$out"
   return 0
 }
 

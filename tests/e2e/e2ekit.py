@@ -9,10 +9,15 @@ CLIs' HTTPS proxy is the same socket, which refuses whatever else they try
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +37,10 @@ TASK = "TUNE-0032"
 RUN_TIMEOUT = 180
 # The answer of a real /dr-plan turn (the emit corpus's), ending in a CTA block.
 STAGE_ANSWER = (REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md").read_text()
+# A plain turn's answer that also ends in a CTA block, for another plan: a Stop
+# hook that wrote on plain turns would overwrite the snapshot with it.
+OTHER_ANSWER = STAGE_ANSWER.replace("Plan ready: 4 steps, 2 risks", "Plan redone: 9 steps, 0 risks")
+assert OTHER_ANSWER != STAGE_ANSWER
 
 # Claude Code's switches for everything that is not the model call (see
 # docs/e2e.md): updates, telemetry, error reports, the /bug command.
@@ -177,6 +186,77 @@ class Sandbox:
         assert log == "", f"the hooks logged failures:\n{log}"
 
 
+class JsonLines:
+    """A CLI run as a server on its stdin and stdout, one JSON message a line
+    (Qwen Code's stream-json, Copilot's Agent Client Protocol), in the
+    sandbox's workspace: its output is read on a thread, so that a test waits
+    for the message it needs within RUN_TIMEOUT; its stderr goes to a file."""
+
+    def __init__(self, box: Sandbox, argv: list[str], extra_env: dict[str, str]) -> None:
+        self.box = box
+        self.argv = argv
+        self.extra_env = extra_env
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.stderr = box.root / "tmp" / f"{Path(argv[0]).name}.stderr"
+        self.process: subprocess.Popen[str] | None = None
+        self.reader = threading.Thread(target=self._read, daemon=True)
+
+    def __enter__(self) -> JsonLines:
+        with self.stderr.open("w") as stderr:
+            self.process = subprocess.Popen(
+                self.argv,
+                cwd=self.box.ws,
+                env={**self.box.env(), **self.extra_env},
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+            )
+        self.reader.start()
+        return self
+
+    def _read(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")  # the end of its output
+
+    def __exit__(self, *exc: object) -> None:
+        """Its stdin closed, it ends (or is killed after RUN_TIMEOUT)."""
+        assert self.process is not None and self.process.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            self.process.stdin.close()
+        try:
+            self.process.wait(RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.reader.join(RUN_TIMEOUT)
+        assert self.process.stdout is not None
+        self.process.stdout.close()
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def messages(self, what: str) -> Iterator[dict[str, Any]]:
+        """Its messages from now on; the test fails when none comes within
+        RUN_TIMEOUT of the call, or the CLI ends, before the caller stops."""
+        end = time.monotonic() + RUN_TIMEOUT
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"{what}: nothing within {RUN_TIMEOUT} s\n{self.stderr_tail()}")
+            if not line:
+                pytest.fail(f"{what}: {self.argv[0]} ended\n{self.stderr_tail()}")
+            yield json.loads(line)
+
+    def stderr_tail(self) -> str:
+        return self.stderr.read_text()[-4000:]
+
+
 def knowledge_base(ws: Path) -> None:
     """The workspace of a task under way: TUNE-0032 the one active task."""
     kb = ws / "datarim"
@@ -194,6 +274,8 @@ class Agent:
 
     name = ""
     stage_prompt = ""
+    # What install-hooks says it added for this CLI.
+    hooks_added = "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
 
     def __init__(self, box: Sandbox) -> None:
         self.box = box
@@ -208,8 +290,7 @@ class Agent:
         env = {**self.box.env(), **self.cli_env()}
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
-        added = "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
-        assert done.stdout.startswith(added), done.stdout
+        assert done.stdout.startswith(self.hooks_added), done.stdout
 
     def cli_env(self) -> dict[str, str]:
         raise NotImplementedError

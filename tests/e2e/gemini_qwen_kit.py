@@ -16,12 +16,24 @@ import os
 import pty
 import re
 import select
-import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar, Union
 
 import pytest
-from e2ekit import NODE_BIN, PYTHON_BIN, TASK, Agent, Run, Sandbox, clean_copy
+from e2ekit import (
+    NODE_BIN,
+    OTHER_ANSWER,
+    STAGE_ANSWER,
+    TASK,
+    Agent,
+    JsonLines,
+    Run,
+    Sandbox,
+    clean_copy,
+    resume_text,
+)
 from fake_model_api import Request
 
 # Gemini: an explicit model, so that no "auto" router asks the model to
@@ -49,7 +61,9 @@ QWEN_SETTINGS = {
     "model": {"name": QWEN_MODEL},
     "privacy": {"usageStatisticsEnabled": False},
     "telemetry": {"enabled": False},
-    "general": {"disableAutoUpdate": True},
+    # Without it the interactive and stream-json modes ask registry.npmjs.org
+    # for a newer version at start-up.
+    "general": {"enableAutoUpdate": False},
 }
 QWEN_COMMAND = "Plan the task {{args}} and end with the CTA block.\n"
 
@@ -58,6 +72,9 @@ class Gemini(Agent):
     name = "gemini"
     stage_prompt = f"/dr-plan {TASK}"
     command_text = "Plan the task and end with the CTA block."
+    # Which of a turn's model requests is the turn's own: Gemini's last.
+    turn_request = -1
+    hooks_added = "install-hooks: added the SessionStart, BeforeAgent and AfterAgent hooks"
 
     def __init__(self, box: Sandbox) -> None:
         super().__init__(box)
@@ -82,17 +99,7 @@ class Gemini(Agent):
             assert tried <= {"CONNECT play.googleapis.com:443"}, tried
             self.box.api.stray.clear()
             return
-        done = subprocess.run(
-            [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "gemini"],
-            env={**self.box.env(), **self.cli_env()},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith(
-            "install-hooks: added the SessionStart, BeforeAgent and AfterAgent hooks"
-        ), done.stdout
+        super().install_hooks(impl)
 
     def cli_env(self) -> dict[str, str]:
         return {
@@ -213,6 +220,9 @@ class Qwen(Agent):
     name = "qwen"
     stage_prompt = f"/dr-plan {TASK}"
     command_text = f"Plan the task {TASK} and end with the CTA block."
+    # Qwen's first: after it, Qwen asks the model in the background to extract
+    # memories from the conversation.
+    turn_request = 0
 
     def __init__(self, box: Sandbox) -> None:
         super().__init__(box)
@@ -242,29 +252,21 @@ class Qwen(Agent):
             run = self.qwen("extensions", "install", f"{source}:datarim-snapshots", "--consent")
             assert "datarim-snapshots" in run.stdout + run.stderr, str(run)
             return
-        done = subprocess.run(
-            [str(PYTHON_BIN / "datarim-snapshot"), "install-hooks", "--runtime", "qwen"],
-            env={**self.box.env(), **self.cli_env()},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith(
-            "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
-        ), done.stdout
+        super().install_hooks(impl)
 
     def cli_env(self) -> dict[str, str]:
         return {"OPENAI_API_KEY": "fake"}
 
     def hook_context(self, request: Request) -> list[str]:
-        # 0.24.4: SessionStart's additionalContext arrives as a message of its own.
-        body = request.body if isinstance(request.body, dict) else {}
-        return [
-            message["content"]
-            for message in body.get("messages", [])
-            if isinstance(message, dict) and isinstance(message.get("content"), str)
-        ]
+        # 0.24.4: SessionStart's additionalContext closes the system prompt, as
+        # "<qwen:session-start-context hidden="true">\n<a header>:\n<the text>
+        # \n</qwen:session-start-context>", whatever the source.
+        out = []
+        for text in self.context_of(request):
+            while QWEN_CONTEXT_START in text:
+                text = text.split(QWEN_CONTEXT_START, 1)[1].split(">", 1)[1]
+                out.append(text.split(QWEN_CONTEXT_END, 1)[0])
+        return out
 
     def qwen(self, *args: str) -> Run:
         return self.box.run([str(NODE_BIN / "qwen"), *args], self.cli_env())
@@ -276,6 +278,91 @@ class Qwen(Agent):
     def resume(self, prompt: str, reply: str) -> Run:
         self.box.api.reply = reply
         return self.qwen("-c", "-p", prompt)
+
+    def session(self) -> QwenSession:
+        return QwenSession(self)
+
+
+QWEN_CONTEXT_START = "<qwen:session-start-context"
+QWEN_CONTEXT_END = "</qwen:session-start-context>"
+
+
+@dataclass
+class Said:
+    """One message of a QwenSession: Qwen's result message for it, and the
+    model requests made while it was answered."""
+
+    result: dict[str, Any]
+    requests: list[Request]
+
+
+class QwenSession(JsonLines):
+    """One Qwen process fed user messages on stdin, one at a time, as its SDK
+    feeds them (`--input-format stream-json`): typed prompts and slash commands
+    (`/clear`, `/compress`, custom commands) alike, in one session, without a
+    terminal. Each message is sent once the one before has its result: Qwen
+    does not keep messages sent together in their order."""
+
+    def __init__(self, agent: Qwen) -> None:
+        argv = [str(NODE_BIN / "qwen"), "--input-format", "stream-json"]
+        super().__init__(agent.box, argv + ["--output-format", "stream-json"], agent.cli_env())
+
+    def __enter__(self) -> QwenSession:
+        super().__enter__()
+        return self
+
+    def say(self, text: str, reply: str) -> Said:
+        """Send one user message; wait for Qwen's result message for it."""
+        self.box.api.reply = reply
+        before = len(self.box.api.model_requests())
+        content = {"role": "user", "content": text}
+        self.send(
+            {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": content}
+        )
+        for output in self.messages(repr(text)):
+            if output.get("type") == "result":
+                return Said(output, self.box.api.model_requests()[before:])
+        raise AssertionError("unreachable: messages() ends only by failing")
+
+
+GeminiOrQwen = Union[Gemini, Qwen]
+CLI = TypeVar("CLI", Gemini, Qwen)
+
+
+def with_hooks(cli: type[CLI], sandbox: Sandbox, impl: str) -> CLI:
+    agent = cli(sandbox)
+    agent.install_hooks(impl)
+    return agent
+
+
+def stage_turn(agent: GeminiOrQwen) -> None:
+    """The operator's /dr-plan TUNE-0032: answered, and the custom command
+    expanded (its text reached the model)."""
+    run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
+    assert run.stdout.strip() == STAGE_ANSWER.strip(), str(run)
+    request = run.requests[agent.turn_request]
+    assert any(agent.command_text in text for text in agent.context_of(request)), (
+        "no /dr-plan command"
+    )
+
+
+def assert_plain_turns_leave_the_snapshot(agent: GeminiOrQwen, before: bytes) -> None:
+    """A plain turn, then a resumed one, both answered with another CTA block:
+    the snapshot's bytes and mtime as they were."""
+    snapshot = agent.box.snapshot
+    mtime = snapshot.stat().st_mtime_ns
+    agent.turn("thanks, what is left to do?", OTHER_ANSWER)
+    agent.resume("and after that?", OTHER_ANSWER)
+    assert snapshot.read_bytes() == before
+    assert snapshot.stat().st_mtime_ns == mtime
+
+
+def assert_resume_hands_over_the_replay(agent: GeminiOrQwen) -> None:
+    replay = resume_text(agent.box.ws)
+    run = agent.resume("carry on", "Carrying on.")
+    assert any(replay in t for t in agent.hook_context(run.requests[agent.turn_request])), (
+        "the resumed session's model request lacks the replay prompt:\n" + replay
+    )
 
 
 def the_cli_version(agent: Agent) -> str:

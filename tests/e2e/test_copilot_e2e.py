@@ -13,7 +13,12 @@ directory, with message content): the tests set exactly what the docs say.
 (c) a resumed session (--continue, source "resume") hands the model the replay;
 (d) a new session right after the stage turn (what /clear starts: source
     "new") hands the model the replay too;
-(e) without the OpenTelemetry file the stage turn writes nothing and says why.
+(e) without the OpenTelemetry file the stage turn writes nothing and says why;
+(f) after `/compact` (PreCompact, and no SessionStart after it) the next
+    prompt of the same session hands the model the replay: Copilot driven
+    through its Agent Client Protocol server (`copilot --acp`), one session
+    taking prompts and slash commands as its interactive mode does; and
+    `copilot --continue -p /compact`, then `--continue -p`: the replay once.
 """
 
 from __future__ import annotations
@@ -24,8 +29,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2ekit import NODE_BIN, REPO, STAGE_ANSWER, TASK, Agent, Run, Sandbox, resume_text
-from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
+from e2ekit import (
+    NODE_BIN,
+    OTHER_ANSWER,
+    REPO,
+    STAGE_ANSWER,
+    TASK,
+    Agent,
+    JsonLines,
+    Run,
+    Sandbox,
+    resume_text,
+)
+from fake_model_api import Request
+from test_hooks_e2e import assert_stage_snapshot
 
 IMPLS = ("bash", "python")
 
@@ -36,6 +53,9 @@ class Copilot(Agent):
 
     name = "copilot"
     stage_prompt = f"/dr-plan {TASK}"
+    hooks_added = (
+        "install-hooks: added the SessionStart, UserPromptSubmit, Stop and PreCompact hooks"
+    )
 
     def __init__(self, box: Sandbox, otel: bool = True) -> None:
         super().__init__(box)
@@ -94,8 +114,50 @@ def copilot_with_hooks(sandbox: Sandbox, impl: str, otel: bool = True) -> Copilo
     agent = Copilot(sandbox, otel)
     agent.install_hooks(impl)
     settings = json.loads((sandbox.home / ".copilot" / "settings.json").read_text())
-    assert sorted(settings["hooks"]) == ["SessionStart", "Stop", "UserPromptSubmit"]
+    assert sorted(settings["hooks"]) == ["PreCompact", "SessionStart", "Stop", "UserPromptSubmit"]
     return agent
+
+
+class AcpSession(JsonLines):
+    """`copilot --acp`: Copilot's Agent Client Protocol server on stdin and
+    stdout (JSON-RPC), one session whose prompts run as the interactive CLI's
+    do (slash commands included), each answered once its turn is over."""
+
+    def __init__(self, agent: Copilot) -> None:
+        super().__init__(agent.box, [str(NODE_BIN / "copilot"), "--acp"], agent.cli_env())
+        self.ids = 0
+        self.session = ""
+
+    def __enter__(self) -> AcpSession:
+        super().__enter__()
+        self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        new = self.call("session/new", {"cwd": str(self.box.ws), "mcpServers": []})
+        self.session = new["sessionId"]
+        return self
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        """The result of one request; what Copilot sends meanwhile is passed
+        over (its session updates) or refused (a permission request: the turns
+        use no tool)."""
+        self.ids += 1
+        self.send({"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params})
+        for message in self.messages(method):
+            if "method" in message and "id" in message:
+                refused = {"outcome": {"outcome": "cancelled"}}
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": refused})
+            elif message.get("id") == self.ids:
+                assert "error" not in message, message
+                return message["result"]
+        raise AssertionError("unreachable: messages() ends only by failing")
+
+    def prompt(self, text: str, reply: str) -> list[Request]:
+        """One prompt of the session; the model requests of its turn."""
+        self.box.api.reply = reply
+        before = len(self.box.api.model_requests())
+        prompt = [{"type": "text", "text": text}]
+        result = self.call("session/prompt", {"sessionId": self.session, "prompt": prompt})
+        assert result.get("stopReason") == "end_turn", result
+        return self.box.api.model_requests()[before:]
 
 
 def answered(run: Run, reply: str) -> None:
@@ -182,6 +244,52 @@ def test_without_the_otel_file_the_stage_turn_says_why(sandbox: Sandbox, impl: s
         " OpenTelemetry file is off: docs/agent-runtimes.md); nothing written\n"
     ), log
     assert log.count("\n") == 1, log
+    sandbox.assert_offline()
+
+
+# The summary /compact gets from the fake model: it holds no replay.
+SUMMARY = "The operator planned TUNE-0032."
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_compact_hands_the_next_prompt_the_replay(sandbox: Sandbox, impl: str) -> None:
+    """Copilot follows a compaction with no SessionStart: PreCompact keeps the
+    resume, and the next prompt's hook hands it over (a <system_reminder> of
+    that prompt's user message)."""
+    agent = copilot_with_hooks(sandbox, impl)
+    stage_turn(agent)
+    assert_stage_snapshot(sandbox, agent)
+    replay = resume_text(sandbox.ws)
+    with AcpSession(agent) as session:
+        session.prompt("what is next?", "Next is the design.")
+        compaction = session.prompt("/compact", SUMMARY)
+        assert any("summary of the conversation" in t for t in agent.context_of(compaction[0]))
+        after = session.prompt("carry on", "Carrying on.")
+    # The first request after the compaction: the summary, then the prompt
+    # with the hook's context.
+    prompt = agent.hook_context(after[0])[-1]
+    assert prompt.endswith("</system_reminder>") and "carry on" in prompt, prompt
+    assert replay in prompt, "the prompt after /compact lacks the replay prompt:\n" + replay
+    assert not any(replay in text for text in agent.hook_context(after[0])[:-1])
+    sandbox.assert_no_hook_failure()
+    sandbox.assert_offline()
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_compact_then_continue_hands_the_replay_once(sandbox: Sandbox, impl: str) -> None:
+    """`copilot --continue -p /compact` keeps the resume; the next `--continue`
+    run's SessionStart (resume) hands the replay over and drops it, so that
+    its prompt does not carry it a second time."""
+    agent = copilot_with_hooks(sandbox, impl)
+    stage_turn(agent)
+    replay = resume_text(sandbox.ws)
+    compacted = agent.resume("/compact", SUMMARY)
+    assert compacted.stdout.startswith("Compacted conversation history"), str(compacted)
+    run = agent.resume("carry on", "Carrying on.")
+    answered(run, "Carrying on.")
+    carried = [text for text in agent.hook_context(run.requests[-1]) if replay in text]
+    assert len(carried) == 1, f"the replay {len(carried)} times, not once"
+    sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 
 

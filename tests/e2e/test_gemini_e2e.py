@@ -15,31 +15,23 @@ from __future__ import annotations
 import json
 
 import pytest
-from e2ekit import REPO, STAGE_ANSWER, Sandbox, resume_text
-from gemini_qwen_kit import Gemini, the_cli_version
-from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
+from e2ekit import REPO, Sandbox, resume_text
+from gemini_qwen_kit import (
+    Gemini,
+    assert_plain_turns_leave_the_snapshot,
+    assert_resume_hands_over_the_replay,
+    stage_turn,
+    the_cli_version,
+    with_hooks,
+)
+from test_hooks_e2e import assert_stage_snapshot
 
 IMPLS = ["bash", "python"]
 
 
-def gemini_with_hooks(sandbox: Sandbox, impl: str) -> Gemini:
-    agent = Gemini(sandbox)
-    agent.install_hooks(impl)
-    return agent
-
-
-def stage_turn(agent: Gemini) -> None:
-    run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
-    assert run.stdout.strip() == STAGE_ANSWER.strip(), str(run)
-    # Gemini expanded the custom command: its text reached the model.
-    assert any(agent.command_text in text for text in agent.context_of(run.requests[-1])), (
-        "no /dr-plan command"
-    )
-
-
 @pytest.mark.parametrize("impl", IMPLS)
 def test_gemini_stage_turn_writes_the_snapshot(sandbox: Sandbox, impl: str) -> None:
-    agent = gemini_with_hooks(sandbox, impl)
+    agent = with_hooks(Gemini, sandbox, impl)
     stage_turn(agent)
     assert_stage_snapshot(sandbox, agent)
     sandbox.assert_no_hook_failure()
@@ -48,34 +40,25 @@ def test_gemini_stage_turn_writes_the_snapshot(sandbox: Sandbox, impl: str) -> N
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_gemini_plain_turn_leaves_the_snapshot_untouched(sandbox: Sandbox, impl: str) -> None:
-    agent = gemini_with_hooks(sandbox, impl)
+    agent = with_hooks(Gemini, sandbox, impl)
     stage_turn(agent)
-    before = assert_stage_snapshot(sandbox, agent)
-    mtime = sandbox.snapshot.stat().st_mtime_ns
-    agent.turn("thanks, what is left to do?", OTHER_ANSWER)
-    agent.resume("and after that?", OTHER_ANSWER)
-    assert sandbox.snapshot.read_bytes() == before
-    assert sandbox.snapshot.stat().st_mtime_ns == mtime
+    assert_plain_turns_leave_the_snapshot(agent, assert_stage_snapshot(sandbox, agent))
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_gemini_resume_hands_the_model_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
-    agent = gemini_with_hooks(sandbox, impl)
+    agent = with_hooks(Gemini, sandbox, impl)
     stage_turn(agent)
-    replay = resume_text(sandbox.ws)
-    run = agent.resume("carry on", "Carrying on.")
-    assert any(replay in text for text in agent.hook_context(run.requests[-1])), (
-        "the resumed session's model request lacks the replay prompt:\n" + replay
-    )
+    assert_resume_hands_over_the_replay(agent)
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_gemini_clear_hands_the_next_prompt_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
-    agent = gemini_with_hooks(sandbox, impl)
+    agent = with_hooks(Gemini, sandbox, impl)
     stage_turn(agent)
     replay = resume_text(sandbox.ws)
     requests = agent.clear_then("carry on", "Carrying on.")

@@ -15,6 +15,7 @@ import subprocess
 import pytest
 from e2ekit import (
     AGENTS,
+    OTHER_ANSWER,
     REPO,
     STAGE_ANSWER,
     TASK,
@@ -25,11 +26,6 @@ from e2ekit import (
     knowledge_base,
     resume_text,
 )
-
-# A plain turn's answer that also ends in a CTA block, for another plan: a Stop
-# hook that wrote on plain turns would overwrite the snapshot with it.
-OTHER_ANSWER = STAGE_ANSWER.replace("Plan ready: 4 steps, 2 risks", "Plan redone: 9 steps, 0 risks")
-assert OTHER_ANSWER != STAGE_ANSWER
 
 COMBINATIONS = [(cli, impl) for cli in AGENTS for impl in ("bash", "python")]
 IDS = [f"{cli}-{impl}" for cli, impl in COMBINATIONS]

@@ -24,8 +24,18 @@ import urllib.request
 from typing import Any
 
 import pytest
-from e2ekit import NODE_BIN, REPO, STAGE_ANSWER, TASK, Agent, Run, Sandbox, resume_text
-from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
+from e2ekit import (
+    NODE_BIN,
+    OTHER_ANSWER,
+    REPO,
+    STAGE_ANSWER,
+    TASK,
+    Agent,
+    Run,
+    Sandbox,
+    resume_text,
+)
+from test_hooks_e2e import assert_stage_snapshot
 
 IMPLS = ("bash", "python")
 

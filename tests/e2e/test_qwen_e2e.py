@@ -6,7 +6,11 @@ Claude Code plugin converted by `qwen extensions install <marketplace>:datarim-s
     command's text in prompt, the typed command in submitted_prompt) writes
     the task's snapshot, byte for byte what emit writes from the answer;
 (b) a plain turn leaves it as it was;
-(c) `qwen -c` (SessionStart resume) hands the model the replay prompt.
+(c) `qwen -c` (SessionStart resume) hands the model the replay prompt;
+(d) `/clear` and `/compress` in the middle of a session (SessionStart clear,
+    compact) hand the next prompt's request the replay prompt. One Qwen
+    process fed its messages as stream-json, as its SDK drives it: the same
+    slash commands an operator types, without a terminal.
 """
 
 from __future__ import annotations
@@ -15,32 +19,23 @@ import json
 
 import pytest
 from e2ekit import REPO, STAGE_ANSWER, Sandbox, resume_text
-from gemini_qwen_kit import Qwen, the_cli_version
-from test_hooks_e2e import OTHER_ANSWER, assert_stage_snapshot
+from gemini_qwen_kit import (
+    Qwen,
+    QwenSession,
+    assert_plain_turns_leave_the_snapshot,
+    assert_resume_hands_over_the_replay,
+    stage_turn,
+    the_cli_version,
+    with_hooks,
+)
+from test_hooks_e2e import assert_stage_snapshot
 
 IMPLS = ["bash", "python"]
 
 
-def qwen_with_hooks(sandbox: Sandbox, impl: str) -> Qwen:
-    agent = Qwen(sandbox)
-    agent.install_hooks(impl)
-    return agent
-
-
-def stage_turn(agent: Qwen) -> None:
-    run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
-    assert run.stdout.strip() == STAGE_ANSWER.strip(), str(run)
-    # Qwen expanded the custom command: its text reached the model.
-    # The turn's own request is the first: after it, Qwen asks the model in the
-    # background to extract memories from the conversation.
-    assert any(agent.command_text in text for text in agent.context_of(run.requests[0])), (
-        "no /dr-plan command"
-    )
-
-
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_stage_turn_writes_the_snapshot(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     stage_turn(agent)
     assert_stage_snapshot(sandbox, agent)
     sandbox.assert_no_hook_failure()
@@ -49,27 +44,74 @@ def test_qwen_stage_turn_writes_the_snapshot(sandbox: Sandbox, impl: str) -> Non
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_plain_turn_leaves_the_snapshot_untouched(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     stage_turn(agent)
-    before = assert_stage_snapshot(sandbox, agent)
-    mtime = sandbox.snapshot.stat().st_mtime_ns
-    agent.turn("thanks, what is left to do?", OTHER_ANSWER)
-    agent.resume("and after that?", OTHER_ANSWER)
-    assert sandbox.snapshot.read_bytes() == before
-    assert sandbox.snapshot.stat().st_mtime_ns == mtime
+    assert_plain_turns_leave_the_snapshot(agent, assert_stage_snapshot(sandbox, agent))
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 
 
 @pytest.mark.parametrize("impl", IMPLS)
 def test_qwen_resume_hands_the_model_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
-    agent = qwen_with_hooks(sandbox, impl)
+    agent = with_hooks(Qwen, sandbox, impl)
     stage_turn(agent)
-    replay = resume_text(sandbox.ws)
-    run = agent.resume("carry on", "Carrying on.")
-    assert any(replay in text for text in agent.hook_context(run.requests[0])), (
-        "the resumed session's model request lacks the replay prompt:\n" + replay
+    assert_resume_hands_over_the_replay(agent)
+    sandbox.assert_no_hook_failure()
+    sandbox.assert_offline()
+
+
+# Qwen's /compress keeps a summary only when it holds this element, and only when
+# it is smaller than the history was: the stage turn reports a large prompt.
+SUMMARY = "<state_snapshot>\nThe task TUNE-0032 was planned.\n</state_snapshot>"
+STAGE_PROMPT_TOKENS = 5000
+
+
+def session_stage_turn(agent: Qwen, session: QwenSession) -> None:
+    """The operator's /dr-plan TUNE-0032 in the session: the snapshot written,
+    and no replay handed over yet (a fresh session, SessionStart startup)."""
+    agent.box.api.prompt_tokens = STAGE_PROMPT_TOKENS
+    said = session.say(agent.stage_prompt, STAGE_ANSWER)
+    agent.box.api.prompt_tokens = 10
+    assert said.result.get("result", "").strip() == STAGE_ANSWER.strip(), said.result
+    assert any(agent.command_text in text for text in agent.context_of(said.requests[0]))
+    assert not any(agent.hook_context(request) for request in said.requests)
+    assert_stage_snapshot(agent.box, agent)
+
+
+def assert_next_prompt_gets_the_replay(agent: Qwen, session: QwenSession) -> None:
+    replay = resume_text(agent.box.ws)
+    said = session.say("carry on", "Carrying on.")
+    assert said.result.get("result") == "Carrying on.", said.result
+    # The turn's own request is the first; the memory extraction's follows.
+    assert any(replay in text for text in agent.hook_context(said.requests[0])), (
+        "the first request after the command lacks the replay prompt:\n" + replay
     )
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_qwen_clear_hands_the_next_prompt_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
+    agent = with_hooks(Qwen, sandbox, impl)
+    with agent.session() as session:
+        session_stage_turn(agent, session)
+        cleared = session.say("/clear", "unused")
+        assert cleared.result.get("subtype") == "success", cleared.result
+        assert cleared.result.get("result", "").startswith("Context cleared."), cleared.result
+        assert_next_prompt_gets_the_replay(agent, session)
+    sandbox.assert_no_hook_failure()
+    sandbox.assert_offline()
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_qwen_compress_hands_the_next_prompt_the_replay_prompt(sandbox: Sandbox, impl: str) -> None:
+    agent = with_hooks(Qwen, sandbox, impl)
+    with agent.session() as session:
+        session_stage_turn(agent, session)
+        compressed = session.say("/compress", SUMMARY)
+        assert compressed.result.get("subtype") == "success", compressed.result
+        assert compressed.result.get("result", "").startswith("Context compressed ("), (
+            compressed.result
+        )
+        assert_next_prompt_gets_the_replay(agent, session)
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 

@@ -68,10 +68,12 @@ def expected_merge(old: dict[str, Any], template: str, runtime: str = "claude") 
 
 def expected_copilot_merge(old: dict[str, Any], template: str) -> dict[str, Any]:
     """GitHub Copilot CLI: each event holds its hooks ({type, bash, timeoutSec});
-    the SessionStart and Stop ones tell the hook it runs in Copilot."""
+    the SessionStart and Stop ones tell the hook it runs in Copilot, and
+    PreCompact runs the SessionStart one too (it keeps the resume for the
+    prompt after the compaction)."""
     new = copy.deepcopy(old)
     hooks = new.setdefault("hooks", {})
-    for event, _, hook, timeout in EVENTS:
+    for event, _, hook, timeout in [*EVENTS, ("PreCompact", "", "session-start-hook", 10)]:
         command = template.replace("{hook}", hook)
         if event != "UserPromptSubmit":
             command = "DATARIM_HOOK_RUNTIME=copilot " + command

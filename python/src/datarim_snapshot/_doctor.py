@@ -345,12 +345,16 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                 name, program = ours
                 fault = _program_fault(program)
                 want = (GEMINI_HOOK_EVENTS if runtime == "gemini" else HOOK_EVENTS)[name]
+                # Copilot's PreCompact runs it too: it keeps the resume for the next prompt.
+                precompact = runtime == "copilot" and event == "PreCompact"
+                if precompact and name == "session-start-hook":
+                    want = event
                 if fault is None and want != event:
                     fault = f"it runs on {event}; {name} belongs to {want}"
                 found.append({"event": event, "hook": name, "command": command, "problem": fault})
                 if fault is not None:
                     report.problem(f"{_path_text(path)}: {event} {name}: {fault}")
-                else:
+                elif not precompact:
                     report.installed.append((runtime, name, _path_text(path)))
     claude = runtime == "claude" and isinstance(value, dict)
     enabled = value.get("enabledPlugins") if claude else None
@@ -377,11 +381,14 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     if codex:
         files.append(("codex", codex + "/hooks.json"))
     files.append(("codex", root + "/.codex/hooks.json"))
+    entries = [_hook_file(runtime, path, report) for runtime, path in files]
     for runtime in ("gemini", "qwen"):
         if home.startswith("/"):
-            files.append((runtime, f"{home}/.{runtime}/settings.json"))
-        files.append((runtime, f"{root}/.{runtime}/settings.json"))
-    entries = [_hook_file(runtime, path, report) for runtime, path in files]
+            entries.append(_hook_file(runtime, f"{home}/.{runtime}/settings.json", report))
+        entries.append(_hook_file(runtime, f"{root}/.{runtime}/settings.json", report))
+        if home.startswith("/"):
+            folder = f"{home}/.{runtime}/extensions/datarim-snapshots"
+            entries.append(_extension_dir(runtime, folder, report))
     copilot = os.environ.get("COPILOT_HOME", "")
     if not copilot.startswith("/"):
         copilot = home + "/.copilot" if home.startswith("/") else ""
@@ -395,17 +402,41 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
     return entries + [_plugin_file(path, report) for path in plugins]
 
 
-def _plugin_file(path: str, report: Report) -> dict[str, Any]:
-    """The opencode plugin install-hooks writes: ours when its first line is the
-    template's (then it runs all three hooks)."""
-    entry: dict[str, Any] = {
-        "runtime": "opencode",
+def _absent_entry(runtime: str, path: str) -> dict[str, Any]:
+    """The report's entry of a hooks file or folder, as long as it is absent."""
+    return {
+        "runtime": runtime,
         "file": _path_text(path),
         "state": "absent",
         "detail": None,
         "found": [],
         "plugins": [],
     }
+
+
+def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
+    """The folder `gemini extensions install` or `qwen extensions install` leaves
+    for our extension (~/.<runtime>/extensions/datarim-snapshots): ours, and so
+    all three hooks, when it holds the CLI's manifest, <runtime>-extension.json.
+    Whether the CLI has it disabled (its extension-enablement.json) is not read."""
+    entry = _absent_entry(runtime, path)
+    if not os.path.lexists(path):
+        return entry
+    manifest = os.path.join(path, f"{runtime}-extension.json")
+    if not (os.path.isdir(path) and os.path.isfile(manifest) and os.access(manifest, os.R_OK)):
+        detail = f"no {runtime}-extension.json in it"
+        entry.update(state="unreadable", detail=detail)
+        report.problem(f"{_path_text(path)}: {detail}")
+        return entry
+    entry.update(state="read", plugins=[{"plugin": "datarim-snapshots", "enabled": True}])
+    report.installed += [(runtime, hook, _path_text(path)) for hook in HOOK_EVENTS]
+    return entry
+
+
+def _plugin_file(path: str, report: Report) -> dict[str, Any]:
+    """The opencode plugin install-hooks writes: ours when its first line is the
+    template's (then it runs all three hooks)."""
+    entry = _absent_entry("opencode", path)
     if not os.path.lexists(path):
         return entry
     from ._texts import text_bytes

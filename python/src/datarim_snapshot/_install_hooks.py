@@ -42,6 +42,9 @@ OPENCODE_PLUGIN = "opencode/plugin/datarim-snapshots.js"
 # session-start-hook answers in Copilot's form, stop-hook reads the answer from
 # Copilot's OpenTelemetry file (docs/agent-runtimes.md).
 COPILOT_PREFIX = "DATARIM_HOOK_RUNTIME=copilot "
+# Copilot follows a compaction with no SessionStart: its PreCompact runs
+# session-start-hook, which keeps the resume for the next prompt's hook.
+COPILOT_EVENTS = EVENTS + (("PreCompact", "", "session-start-hook", 10),)
 # Gemini CLI: its matchers are exact strings, so SessionStart has none (the hook
 # itself passes over startup); its timeouts are milliseconds.
 GEMINI_EVENTS = (
@@ -235,7 +238,13 @@ class _Splice:
         hooks = self.root.member("hooks")
         if hooks is None:
             pos, length, ind, before, _, after = self._place(self.root)
-            self.inserts.append((pos, length, before + self._hooks_member([0, 1, 2], ind) + after))
+            self.inserts.append(
+                (
+                    pos,
+                    length,
+                    before + self._hooks_member(list(range(len(self.events))), ind) + after,
+                )
+            )
             return [event for event, _, _, _ in self.events]
         if hooks.kind != "object":
             raise RefusedError('--file: "hooks" is not an object; left unchanged')
@@ -402,7 +411,7 @@ def install_hooks(
 
     if runtime not in RUNTIMES:
         raise UsageError("--runtime must be claude, codex, gemini, qwen, copilot or opencode")
-    events = GEMINI_EVENTS if runtime == "gemini" else EVENTS
+    events = {"gemini": GEMINI_EVENTS, "copilot": COPILOT_EVENTS}.get(runtime, EVENTS)
     path = file or default_file(runtime)
     template = template or default_template()
     if "{hook}" not in template:
@@ -415,8 +424,8 @@ def install_hooks(
         )
     commands = [template.replace("{hook}", hook) for _, _, hook, _ in events]
     if copilot:
-        commands[0] = COPILOT_PREFIX + commands[0]
-        commands[2] = COPILOT_PREFIX + commands[2]
+        for e in (0, 2, 3):
+            commands[e] = COPILOT_PREFIX + commands[e]
     timeout = seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 10)
 
     def merge() -> tuple[list[str], bytes, bool]:

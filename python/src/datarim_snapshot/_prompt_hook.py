@@ -80,8 +80,13 @@ def hand_over_resume(state: str, session: str, payload: hook_state.Payload) -> b
     """The session's pending resume (a /clear's, session_start_hook.py), taken
     once: Gemini CLI's BeforeAgent gets it as its additionalContext (Gemini
     drops SessionStart's after an interactive /clear); any other prompt event
-    only removes it (those CLIs gave the model SessionStart's context)."""
+    only removes it (those CLIs gave the model SessionStart's context). One kept
+    by GitHub Copilot CLI's PreCompact, already in Copilot's form
+    ({"additionalContext": ...}), is returned as it is: Copilot gives the prompt
+    hook's context to the model."""
     text = hook_state.take_resume(state, session)
+    if text is not None and text.startswith(b'{"additionalContext":'):
+        return text
     if text is None or payload.field("hook_event_name") != ("s", "BeforeAgent"):
         return None
     return _TO + text[len(_FROM) :] if text.startswith(_FROM) else None

@@ -7,7 +7,8 @@ active task's resume text (see snapshot_resume.py), or with several active
 tasks the list to choose from. It never blocks a session: on any failure,
 and for sources other than clear, compact, resume and fork, it prints nothing and
 exits 0. Under DATARIM_HOOK_RUNTIME=copilot (GitHub Copilot CLI) it prints
-{"additionalContext": ...} and takes the source "new" right after a stage turn
+{"additionalContext": ...}, keeps it for the next prompt on a PreCompact
+payload (printing nothing), and takes the source "new" right after a stage turn
 (fresh_task).
 """
 
@@ -50,14 +51,20 @@ FRESH_SECONDS = 1800
 
 def parse_payload(data: bytes) -> tuple[str, str, str] | None:
     """(source, cwd, session_id) of a hook payload, or None unless it is one strict
-    JSON object (load_payload) whose last "source" and "cwd" members are strings
-    without control characters; session_id is "" when it is no such string. The
-    same verdicts as scripts/lib/hook-payload.awk."""
+    JSON object (load_payload) whose last "source" (or, without one,
+    "hook_event_name" "PreCompact", given as the source) and "cwd" members are
+    strings without control characters; session_id is "" when it is no such
+    string. The same verdicts as scripts/lib/hook-payload.awk."""
     payload = load_payload(data)
     if payload is None:
         return None
     source, cwd = payload.get("source"), payload.get("cwd")
-    if not (isinstance(source, str) and isinstance(cwd, str) and usable(source) and usable(cwd)):
+    if not (isinstance(source, str) and source and usable(source)):
+        # A PreCompact payload (GitHub Copilot CLI's) has no source: its event
+        # name stands for one.
+        event = payload.get("hook_event_name")
+        source = "PreCompact" if event == "PreCompact" else ""
+    if not (source and isinstance(cwd, str) and usable(cwd)):
         return None
     session = payload.get("session_id")
     return source, cwd, session if isinstance(session, str) and usable(session) else ""
@@ -76,8 +83,12 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
         return None
     source, cwd, session = fields
     copilot = os.environ.get("DATARIM_HOOK_RUNTIME") == "copilot"
-    if source not in SOURCES and not (copilot and source == "new"):
+    if source not in SOURCES and not (copilot and source in ("new", "PreCompact")):
         return None
+    if copilot and source != "PreCompact":
+        # Copilot runs the next prompt's hook while this one runs: a resume kept
+        # at its PreCompact goes before that hook can hand it over beside this text.
+        drop_pending(session)
     if not cwd.startswith("/") or not os.path.isdir(cwd):
         return None
     root = discover_root(cwd).path
@@ -107,15 +118,31 @@ def keep_pending(source: str, session: str, output: bytes | None) -> bytes | Non
     """output; after /clear also kept as the session's pending resume for its next
     prompt hook: Gemini CLI drops a SessionStart hook's context after an
     interactive /clear, and its BeforeAgent hands it over instead (prompt_hook.py);
-    a UserPromptSubmit (a CLI that took the context) just removes it. Nothing
-    kept without a state directory or a session ID fit to name a file."""
-    if source == "clear" and output:
+    a UserPromptSubmit (a CLI that took the context) just removes it. GitHub
+    Copilot CLI gives no hook context back after a compaction but the next
+    prompt's: its PreCompact keeps output in Copilot's form (prompt_hook.py
+    prints it) and prints nothing; its SessionStart removes the session's
+    pending resume first (drop_pending). Nothing kept without a state
+    directory or a session ID fit to name a file."""
+    if output and source in ("clear", "PreCompact"):
         from . import _hook_state as hook_state
 
         state = hook_state.state_dir()
         if state is not None and hook_state.session_ok(session):
-            hook_state.write_resume(state, session, output)
-    return output
+            kept = output if source == "clear" else copilot_output(output)
+            hook_state.write_resume(state, session, kept)
+    return None if source == "PreCompact" else output
+
+
+def drop_pending(session: str) -> None:
+    """Removes the session's pending resume: GitHub Copilot CLI's SessionStart
+    hands the text over itself, and a resume kept at its PreCompact would
+    arrive a second time, through the next prompt's hook."""
+    from . import _hook_state as hook_state
+
+    state = hook_state.state_dir()
+    if state is not None and hook_state.session_ok(session):
+        hook_state.take_resume(state, session)
 
 
 def fresh_task(root: str) -> str | None:

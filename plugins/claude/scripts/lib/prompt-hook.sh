@@ -103,10 +103,17 @@ prompt_hook_body() {
 # resume (a /clear's, session-start-hook.sh), taken once: Gemini CLI's
 # BeforeAgent gets it as its additionalContext (Gemini drops SessionStart's
 # after an interactive /clear); any other prompt event only removes it (those
-# CLIs gave the model SessionStart's context).
+# CLIs gave the model SessionStart's context). One kept by GitHub Copilot
+# CLI's PreCompact, already in Copilot's form ({"additionalContext":...}), is
+# printed as it is: Copilot gives the prompt hook's context to the model.
 prompt_hook_resume() {
   local text event from='{"hookSpecificOutput":{"hookEventName":"SessionStart",'
   hook_resume_take "$1" "$2" text || return 0
+  case $text in '{"additionalContext":'*)
+    printf '%s' "$text" 2>/dev/null || :
+    return 0
+    ;;
+  esac
   hook_line "$3" 3 event
   [ "$event" = sBeforeAgent ] || return 0
   case $text in "$from"*) ;; *) return 0 ;; esac

@@ -26,7 +26,10 @@
 #   SessionStart      {"type": "command", "bash": ..., "timeoutSec": 10}
 #   UserPromptSubmit  {"type": "command", "bash": ..., "timeoutSec": 10}
 #   Stop              {"type": "command", "bash": ..., "timeoutSec": 30}
-# (an event whose entries already have our command as "bash" is left alone).
+#   PreCompact        {"type": "command", "bash": <the SessionStart command>, "timeoutSec": 10}
+# (an event whose entries already have our command as "bash" is left alone;
+# PreCompact keeps the resume for the prompt after the compaction, which
+# Copilot follows with no SessionStart).
 # A missing event becomes a member of "hooks"; a missing "hooks" a member of
 # the top-level object. Text goes in after the last member of the object or
 # array it joins, each item led by "," and the whitespace that leads that
@@ -174,6 +177,8 @@ BEGIN {
     CMD[2] = ENVIRON["DR_SPLICE_PROMPT"]
     CMD[3] = ENVIRON["DR_SPLICE_STOP"]
     COPILOT = ENVIRON["DR_SPLICE_SHAPE"] == "copilot"
+    NEV = 3
+    if (COPILOT) { NEV = 4; CMD[4] = CMD[1] }
     for (e = 1; e <= 3; e++) if (utf8_scan(B, 1, str_bytes(CMD[e], B), 1, 0) != "") exit 2
     size = 0
     if (ENVIRON["DR_SPLICE_NEW"] == "1") S = "{}\n"
@@ -192,6 +197,7 @@ BEGIN {
         EVENT[1] = "SessionStart"; MATCHER[1] = "clear|compact|resume|fork"; TIMEOUT[1] = 10
         EVENT[2] = "UserPromptSubmit"; MATCHER[2] = ""; TIMEOUT[2] = 10
         EVENT[3] = "Stop"; MATCHER[3] = ""; TIMEOUT[3] = 30
+        EVENT[4] = "PreCompact"; MATCHER[4] = ""; TIMEOUT[4] = 10
     }
     UNIT = ROOT_COUNT ? step_of(ROOT_START, ROOT_FIRST) : ""
     if (UNIT == "") UNIT = "  "
@@ -201,13 +207,13 @@ BEGIN {
     added = ""
     NINS = 0
     if (!("hooks" in TYPE)) {
-        for (e = 1; e <= 3; e++) { want[e] = e; added = added (e > 1 ? " " : "") EVENT[e] }
+        for (e = 1; e <= NEV; e++) { want[e] = e; added = added (e > 1 ? " " : "") EVENT[e] }
         place(ROOT_START, ROOT_END, ROOT_COUNT, ROOT_FIRST, ROOT_LAST)
-        insert(PRE hooks_member(want, 3, IND) POST)
+        insert(PRE hooks_member(want, NEV, IND) POST)
     } else {
         if (TYPE["hooks"] != "object") exit 5
         n = 0
-        for (e = 1; e <= 3; e++) {
+        for (e = 1; e <= NEV; e++) {
             path = "hooks" SUBSEP EVENT[e]
             if (!(path in TYPE)) { missing[++n] = e; continue }
             if (TYPE[path] != "array") { print EVENT[e]; exit 6 }
@@ -223,7 +229,7 @@ BEGIN {
             insert(text POST)
             for (k = 1; k <= n; k++) adds[missing[k]] = 1
         }
-        for (e = 1; e <= 3; e++) if (adds[e]) added = added (added != "" ? " " : "") EVENT[e]
+        for (e = 1; e <= NEV; e++) if (adds[e]) added = added (added != "" ? " " : "") EVENT[e]
     }
     printf "%s\n", added
     if (!NINS) exit 0
