@@ -330,13 +330,19 @@ dr_lock_wait() {
     # A lock already there is seen without a fork: bash loses a Ctrl-C that
     # lands between a child's fork and its exec (it waits for the child, which
     # exits 1 as if it had handled the signal), and a contended poll would
-    # fork a short child 50 times a second.
+    # fork a short child 50 times a second. A mkdir lost to another waiter
+    # (the lock is there right after it) needs no second one either.
     mkdir_error=
     if [ -d "$lock" ] && [ ! -L "$lock" ]; then
       mkdir_error='File exists'
+    elif ! LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null; then
+      if [ -d "$lock" ] && [ ! -L "$lock" ]; then
+        mkdir_error='File exists'
+      elif ! mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1); then
+        mkdir_error=${mkdir_error:-failed}
+      fi # else the second made it: ours
     fi
-    if [ -z "$mkdir_error" ] && { LC_ALL=C mkdir -m 700 -- "$lock" 2>/dev/null ||
-      mkdir_error=$(LC_ALL=C exec mkdir -m 700 -- "$lock" 2>&1); }; then
+    if [ -z "$mkdir_error" ]; then
       status=0
       dr_lock_commit "$lock" "$record" || status=$?
       [ "$status" -eq 0 ] && return 0
