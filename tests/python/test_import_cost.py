@@ -10,6 +10,7 @@ fresh interpreter, since the test process has long imported all of them.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -110,3 +111,47 @@ def test_a_write_that_runs_git_imports_none_of_them(workspace: Path) -> None:
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     code, loaded = loaded_after(write_args(workspace), workspace.parent, (*HEAVY, "select"))
     assert (code, loaded) == (0, ["select"])
+
+
+RESUME_MODULES = (
+    "datarim_snapshot._snapshot_resume",
+    "datarim_snapshot._snapshot_validator",
+    "datarim_snapshot._task_list",
+    "datarim_snapshot._git_anchor",
+)
+
+
+def hook_loaded(source: str, workspace: Path) -> list[str]:
+    """The resume modules loaded after a SessionStart hook run for source."""
+    payload = json.dumps(
+        {
+            "session_id": "s-1",
+            "transcript_path": "/nowhere",
+            "cwd": str(workspace),
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
+    )
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(workspace.parent)}
+    env["DATARIM_STATE_DIR"] = str(workspace.parent / "state")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, ",".join(RESUME_MODULES), "session-start-hook"],
+        cwd=workspace.parent,
+        env=env,
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    code, _, loaded = done.stderr.splitlines()[-1].partition(" ")
+    assert code == "0"
+    return loaded.split(",") if loaded else []
+
+
+def test_a_session_start_that_does_not_resume_loads_no_resume_code(workspace: Path) -> None:
+    # Most sessions start with "startup": the hook reads the payload and ends.
+    (workspace / "datarim").mkdir()
+    (workspace / "datarim" / "tasks.md").write_text("# Tasks\n", encoding="utf-8")
+    assert hook_loaded("startup", workspace) == []
+    # A /clear does resume, and loads what it needs.
+    assert "datarim_snapshot._snapshot_resume" in hook_loaded("clear", workspace)
