@@ -35,9 +35,10 @@ sys.stderr.write(f"{code} {','.join(loaded)}\\n")
 
 
 def loaded_after(
-    argv: list[str], cwd: Path, watch: tuple[str, ...] = HEAVY
+    argv: list[str], cwd: Path, watch: tuple[str, ...] = HEAVY, stdin: str = ""
 ) -> tuple[int, list[str]]:
-    """(exit code, the modules of watch loaded) after cli.main(argv) in a fresh interpreter."""
+    """(exit code, the modules of watch loaded) after cli.main(argv) in a fresh
+    interpreter, stdin its standard input."""
     env = dict(os.environ)
     # The workspace lies outside any repository, wherever the test directory is.
     env["GIT_CEILING_DIRECTORIES"] = str(cwd)
@@ -46,6 +47,7 @@ def loaded_after(
         [sys.executable, "-c", PROBE, ",".join(watch), *argv],
         cwd=cwd,
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         check=False,
@@ -132,20 +134,10 @@ def hook_loaded(source: str, workspace: Path) -> list[str]:
             "source": source,
         }
     )
-    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(workspace.parent)}
-    env["DATARIM_STATE_DIR"] = str(workspace.parent / "state")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, ",".join(RESUME_MODULES), "session-start-hook"],
-        cwd=workspace.parent,
-        env=env,
-        input=payload,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    code, _, loaded = done.stderr.splitlines()[-1].partition(" ")
-    assert code == "0"
-    return loaded.split(",") if loaded else []
+    argv = ["session-start-hook"]
+    code, loaded = loaded_after(argv, workspace.parent, RESUME_MODULES, payload)
+    assert code == 0
+    return loaded
 
 
 def test_a_session_start_that_does_not_resume_loads_no_resume_code(workspace: Path) -> None:
