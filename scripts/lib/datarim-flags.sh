@@ -156,8 +156,20 @@ dr_writer_flags() {
 # like another writer's lock (bash waited out its timeout, said "lock busy"
 # and left the lock behind). Said at once instead, before anything is made.
 dr_descriptors_ok() {
-  local limit=''
-  limit=$(ulimit -n 2>/dev/null) || :
+  local limit='' line
+  # This shell's own soft limit from /proc without a fork (what `ulimit -n`
+  # prints: a number or "unlimited"); elsewhere, or when not even /proc can
+  # be opened, `ulimit -n` in a subshell says it.
+  while IFS= read -r line; do
+    case $line in 'Max open files '*)
+      line=${line#Max open files }
+      line=${line#"${line%%[! ]*}"}
+      limit=${line%% *}
+      break
+      ;;
+    esac
+  done 2>/dev/null </proc/self/limits || :
+  [ -n "$limit" ] || limit=$(ulimit -n 2>/dev/null) || :
   if [ -z "$limit" ]; then
     # Not even a pipe for that: the limit is used up already.
     dr_err "$1" "too few file descriptors: none left under the limit (ulimit -n), a write needs 16"

@@ -195,6 +195,7 @@ def main() -> int:
     from bench_scale import scale_rows
 
     if sys.argv[1:] == ["scale"]:  # `tests/bench/bench.py scale`: issue 21's rows only
+        compileall.compile_dir(str(PACKAGE), quiet=1)  # as below: no row times compiling
         with tempfile.TemporaryDirectory() as scratch:
             scale = scale_rows(Path(scratch))
         width = max(len(r[0]) for r in scale)

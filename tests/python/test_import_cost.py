@@ -10,6 +10,7 @@ fresh interpreter, since the test process has long imported all of them.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -34,9 +35,10 @@ sys.stderr.write(f"{code} {','.join(loaded)}\\n")
 
 
 def loaded_after(
-    argv: list[str], cwd: Path, watch: tuple[str, ...] = HEAVY
+    argv: list[str], cwd: Path, watch: tuple[str, ...] = HEAVY, stdin: str = ""
 ) -> tuple[int, list[str]]:
-    """(exit code, the modules of watch loaded) after cli.main(argv) in a fresh interpreter."""
+    """(exit code, the modules of watch loaded) after cli.main(argv) in a fresh
+    interpreter, stdin its standard input."""
     env = dict(os.environ)
     # The workspace lies outside any repository, wherever the test directory is.
     env["GIT_CEILING_DIRECTORIES"] = str(cwd)
@@ -45,6 +47,7 @@ def loaded_after(
         [sys.executable, "-c", PROBE, ",".join(watch), *argv],
         cwd=cwd,
         env=env,
+        input=stdin,
         capture_output=True,
         text=True,
         check=False,
@@ -110,3 +113,37 @@ def test_a_write_that_runs_git_imports_none_of_them(workspace: Path) -> None:
     subprocess.run(["git", "init", "-q", str(workspace)], check=True)
     code, loaded = loaded_after(write_args(workspace), workspace.parent, (*HEAVY, "select"))
     assert (code, loaded) == (0, ["select"])
+
+
+RESUME_MODULES = (
+    "datarim_snapshot._snapshot_resume",
+    "datarim_snapshot._snapshot_validator",
+    "datarim_snapshot._task_list",
+    "datarim_snapshot._git_anchor",
+)
+
+
+def hook_loaded(source: str, workspace: Path) -> list[str]:
+    """The resume modules loaded after a SessionStart hook run for source."""
+    payload = json.dumps(
+        {
+            "session_id": "s-1",
+            "transcript_path": "/nowhere",
+            "cwd": str(workspace),
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
+    )
+    argv = ["session-start-hook"]
+    code, loaded = loaded_after(argv, workspace.parent, RESUME_MODULES, payload)
+    assert code == 0
+    return loaded
+
+
+def test_a_session_start_that_does_not_resume_loads_no_resume_code(workspace: Path) -> None:
+    # Most sessions start with "startup": the hook reads the payload and ends.
+    (workspace / "datarim").mkdir()
+    (workspace / "datarim" / "tasks.md").write_text("# Tasks\n", encoding="utf-8")
+    assert hook_loaded("startup", workspace) == []
+    # A /clear does resume, and loads what it needs.
+    assert "datarim_snapshot._snapshot_resume" in hook_loaded("clear", workspace)

@@ -248,4 +248,27 @@ def run() -> None:
             sys.stdout.flush()
         except (OSError, ValueError):
             pass
+    if _nothing_left_at_exit():
+        # The interpreter's own exit, tearing down every module, costs a short
+        # command some 3 ms; with both streams flushed nothing else waits for it.
+        os._exit(code)
     raise SystemExit(code)
+
+
+def _nothing_left_at_exit() -> bool:
+    """True when the interpreter's exit would do no more than flush stderr (done
+    here): no thread to wait for, no atexit function (the mcp server's
+    libraries start both), and stderr written out."""
+    if "threading" in sys.modules:
+        return False
+    import atexit  # built in: no file to load
+
+    count = getattr(atexit, "_ncallbacks", None)
+    if count is None or count():
+        return False
+    if sys.stderr is not None:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            return False
+    return True

@@ -18,6 +18,7 @@ class MissingFlagsError(UsageError):
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import Any
 
     from ._console import Console
 
@@ -84,6 +85,25 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
     if missing:
         raise MissingFlagsError("missing required flag(s): " + " ".join(missing))
     return found
+
+
+def writer_flags(
+    disabled_by: str, spec: str, required: str, argv: Sequence[str]
+) -> dict[str, str] | None:
+    """How a writer command starts: None when the environment variable
+    disabled_by is "1" (that write is off: the command exits 0 having done
+    nothing), else its flags (parse_flags)."""
+    if os.environ.get(disabled_by) == "1":
+        return None
+    return parse_flags(spec, required, argv)
+
+
+def required_arguments(flags: dict[str, str], required: str) -> dict[str, Any]:
+    """The values of the required flags (a parse_flags spec's required list) by
+    parameter name (--captured-by: captured_by), to pass on as keywords (Any:
+    mypy would hold a dict of str against every other parameter too)."""
+    names = (flag[2:].replace("-", "_") for flag in required.split())
+    return {name: flags[name] for name in names}
 
 
 def seconds_env(name: str, default: int) -> int:

@@ -10,7 +10,7 @@ import os
 
 from . import _git_anchor as git_anchor
 from ._errors import MalformedError, RefusedError
-from ._flags import check_descriptors, parse_flags, seconds_env
+from ._flags import check_descriptors, required_arguments, seconds_env, writer_flags
 from ._inputs import one_stdin, read_input, read_prefix, require_readable
 from ._lock import held_lock
 from ._publish import artifact_dir, publish
@@ -470,23 +470,21 @@ def write_session_handoff(
 
 def session_write_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/session-handoff-writer-wrapper.sh."""
-    if os.environ.get("DATARIM_DISABLE_SESSION_HANDOFF") == "1":
-        return 0
-    flags = parse_flags(
+    required = (
+        "--root --session --captured-by --recommended-next --next-action "
+        "--active-tasks-file --body-file"
+    )
+    flags = writer_flags(
+        "DATARIM_DISABLE_SESSION_HANDOFF",
         "--root= --session= --captured-by= --recommended-next= --next-action= "
         "--active-tasks-file= --body-file= --captured-at= --git-state=+",
-        "--root --session --captured-by --recommended-next --next-action "
-        "--active-tasks-file --body-file",
+        required,
         argv,
     )
+    if flags is None:
+        return 0
     saved = write_session_handoff(
-        root=flags["root"],
-        session=flags["session"],
-        captured_by=flags["captured_by"],
-        recommended_next=flags["recommended_next"],
-        next_action=flags["next_action"],
-        active_tasks_file=flags["active_tasks_file"],
-        body_file=flags["body_file"],
+        **required_arguments(flags, required),
         captured_at=flags.get("captured_at") or None,
         git_state_of=flags["git_state"].split("\n") if "git_state" in flags else (),
         lock_timeout=seconds_env("DR_SESSION_LOCK_TIMEOUT", 60),

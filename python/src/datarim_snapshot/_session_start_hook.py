@@ -20,20 +20,11 @@ import sys
 from ._errors import DatarimError, MissingError, UsageError
 from ._flags import seconds_env
 from ._hook_payload import load_payload, usable
-from ._roots import discover_root, foreign_datarim
-from ._rules import task_id_ok
-from ._snapshot_resume import (
-    active_tasks,
-    hook_text,
-    option_command,
-    pick_task,
-    recommended_cta,
-    record_line,
-    resume_output,
-)
-from ._snapshot_validator import read_snapshot
-from ._task_list import active_entries
 from ._texts import first_word_answer
+
+# The resume machinery (snapshot_resume, the validator, the task list, git)
+# loads only for a source that resumes: most sessions start with "startup",
+# and the hook then prints nothing after reading the payload alone.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,6 +82,9 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
         drop_pending(session)
     if not cwd.startswith("/") or not os.path.isdir(cwd):
         return None
+    from ._roots import discover_root, foreign_datarim
+    from ._snapshot_resume import pick_task, resume_output
+
     root = discover_root(cwd).path
     if not os.path.isdir(os.path.join(root, "datarim")) or foreign_datarim(root):
         return None
@@ -152,6 +146,7 @@ def fresh_task(root: str) -> str | None:
     was captured at most FRESH_SECONDS before now (DATARIM_NOW when it is a
     stamp). That task, or None."""
     from ._hook_state import now
+    from ._snapshot_validator import read_snapshot
 
     task = last_task(root)
     if task is None:
@@ -193,6 +188,9 @@ def last_task(root: str) -> str | None:
     written by the Stop hook) when it is one of several active tasks: that
     turn's session is, as a rule, the one just cleared, and its task wins over
     the list. None when there is none."""
+    from ._rules import task_id_ok
+    from ._snapshot_resume import active_tasks, record_line
+
     data = record_line(root, ".last-task")
     if data is None:
         return None
@@ -206,6 +204,10 @@ def choice_output(root: str, budget: int) -> bytes | None:
     """With several active tasks (the Task Resolution Rule), the hook output that
     lists them, each with its snapshot's stage, time and recommended command, and
     asks the agent to let the operator choose; None with fewer than two."""
+    from ._snapshot_resume import hook_text, option_command, recommended_cta
+    from ._snapshot_validator import read_snapshot
+    from ._task_list import active_entries
+
     entries = active_entries(root)
     if len(entries) < 2:
         return None

@@ -15,7 +15,7 @@ from . import _git_anchor as git_anchor
 from . import _jsonout as jsonout
 from ._cta_parse import read_cta_chunks
 from ._errors import RefusedError
-from ._flags import check_descriptors, parse_flags, seconds_env
+from ._flags import check_descriptors, required_arguments, seconds_env, writer_flags
 from ._inputs import InputFile, read_up_to, require_readable
 from ._publish import check_publish
 from ._records import FrozenRecord
@@ -26,7 +26,8 @@ from ._snapshot_writer import (
     now_utc,
     publish_snapshot,
     redaction_enabled,
-    rendered_snapshot,
+    redactions_of,
+    render_snapshot,
 )
 
 TYPE_CHECKING = False
@@ -129,7 +130,7 @@ def emit_stage_snapshot(
         raise RefusedError("--response-file is not a readable file") from None
     task = block.task_id
     options = "".join(item + "\n" for item in block.options).encode()
-    rendered = rendered_snapshot(
+    content = render_snapshot(
         task,
         stage,
         command,
@@ -142,7 +143,6 @@ def emit_stage_snapshot(
         body_flag="--response-file",
         redact=redact,
     )
-    content = rendered.data
     start = content.index(b"\nrecommended_next: ") + 1
     preview = content[start : content.index(b"\nsize_bytes: ") + 1]
     if dry_run:
@@ -158,7 +158,8 @@ def emit_stage_snapshot(
         from ._redaction import redact as redact_secrets
 
         saved = [redact_secrets(option.encode())[0].decode() for option in saved]
-    return Emission(task, block.recommended_next, saved, preview, path, rendered.redactions, new_kb)
+    redactions = redactions_of(content)
+    return Emission(task, block.recommended_next, saved, preview, path, redactions, new_kb)
 
 
 def _chunks(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
@@ -173,21 +174,19 @@ def _chunks(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
 
 def emit_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/emit-stage-snapshot.sh."""
-    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
-        return 0
-    flags = parse_flags(
+    required = "--root --task --stage --command --response-file"
+    flags = writer_flags(
+        "DATARIM_DISABLE_SNAPSHOT",
         "--root= --task= --stage= --command= --response-file= --captured-by= "
         "--captured-at= --dry-run --json",
-        "--root --task --stage --command --response-file",
+        required,
         argv,
     )
+    if flags is None:
+        return 0
     as_json = "json" in flags
     emission = emit_stage_snapshot(
-        root=flags["root"],
-        task=flags["task"],
-        stage=flags["stage"],
-        command=flags["command"],
-        response_file=flags["response_file"],
+        **required_arguments(flags, required),
         captured_by=flags.get("captured_by", "agent"),
         captured_at=flags.get("captured_at") or None,
         dry_run=as_json or "dry_run" in flags,

@@ -11,7 +11,7 @@ import time
 from . import _git_anchor as git_anchor
 from . import _journal as journal
 from ._errors import RefusedError, UsageError, arguments_named
-from ._flags import check_descriptors, parse_flags, seconds_env
+from ._flags import check_descriptors, required_arguments, seconds_env, writer_flags
 from ._inputs import one_stdin, read_input, require_readable
 from ._lock import held_lock, unlink_quietly
 from ._publish import artifact_dir, publish
@@ -79,16 +79,21 @@ def _render_options(options: bytes | None, redact: bool) -> tuple[bytes, int]:
     return b"options:\n" + b"".join(items), redacted
 
 
-class RenderedSnapshot(FrozenRecord):
-    """A snapshot file's bytes, and how many secrets (options and body) they
-    hold as [REDACTED]."""
+class RenderedSnapshot(bytes):
+    """A snapshot file's bytes (what render_snapshot returns), with how many
+    secrets (options and body) they hold as [REDACTED] (redactions_of)."""
 
-    __slots__ = ("data", "redactions")
-    data: bytes
     redactions: int
 
-    def __init__(self, data: bytes, redactions: int) -> None:
-        self._init(data=data, redactions=redactions)
+    def __new__(cls, data: bytes, redactions: int) -> RenderedSnapshot:
+        rendered = super().__new__(cls, data)
+        rendered.redactions = redactions
+        return rendered
+
+
+def redactions_of(rendered: bytes) -> int:
+    """How many secrets render_snapshot redacted into these bytes."""
+    return rendered.redactions if isinstance(rendered, RenderedSnapshot) else 0
 
 
 class SnapshotSaved(FrozenRecord):
@@ -117,32 +122,16 @@ def render_snapshot(
     body_flag: str = "--body-file",
     redact: bool = True,
 ) -> bytes:
-    """The snapshot file's bytes (the public form of rendered_snapshot)."""
-    return rendered_snapshot(
-        task, stage, command, captured_by, recommended_next, captured_at, options, body,
-        extra=extra, body_flag=body_flag, redact=redact,
-    ).data  # fmt: skip
+    """The snapshot file's bytes.
 
-
-def rendered_snapshot(
-    task: str,
-    stage: str,
-    command: str,
-    captured_by: str,
-    recommended_next: str,
-    captured_at: str,
-    options: bytes | None,
-    body: bytes,
-    *,
-    extra: bytes = b"",
-    body_flag: str = "--body-file",
-    redact: bool = True,
-) -> RenderedSnapshot:
-    """The snapshot file. options/body are the first OPTIONS_READ_LIMIT/
-    BODY_READ_LIMIT bytes of their files; extra holds pre-rendered optional
-    frontmatter lines; secrets in the options and the body become [REDACTED]
-    unless redact is False. Raises RefusedError naming the first bad input (a
-    bad body by body_flag, the flag that named it)."""
+    options and body are what their files hold (only the first bytes count, as
+    much as the writer reads); extra holds pre-rendered optional frontmatter
+    lines; secrets in the options and the body become [REDACTED] unless redact
+    is False. Raises RefusedError naming the first bad input (a bad body by
+    body_flag, the flag that named it)."""
+    # The bytes are a RenderedSnapshot: the writers ask redactions_of how many
+    # secrets they hold. Only the first OPTIONS_READ_LIMIT / BODY_READ_LIMIT
+    # bytes of options and body are read.
     if not is_stage(_raw(stage)):
         raise RefusedError("invalid --stage (want one of: " + " ".join(STAGES) + ")")
     fault = slash_command_fault(_raw(command))
@@ -358,16 +347,16 @@ def save_stage_snapshot(
     except OSError:
         raise RefusedError("--body-file is not a readable file") from None
     extra = git_anchor.frontmatter(git_anchor.probe(os.fspath(root)))
-    rendered = rendered_snapshot(
+    rendered = render_snapshot(
         task, stage, command, captured_by, recommended_next, stamp, options, body,
         extra=extra, redact=redact,
     )  # fmt: skip
     new_kb = new_knowledge_base(os.fspath(root))
-    path = publish_snapshot(root, task, rendered.data, lock_timeout)
+    path = publish_snapshot(root, task, rendered, lock_timeout)
     harness = journal.journal_directory(task)
     if os.path.isdir(harness):  # only a test harness makes one
-        journal.append(harness, task, stage, stamp, body_path or body, rendered.data)
-    return SnapshotSaved(path, rendered.redactions, new_kb)
+        journal.append(harness, task, stage, stamp, body_path or body, rendered)
+    return SnapshotSaved(path, redactions_of(rendered), new_kb)
 
 
 def redaction_enabled() -> bool:
@@ -395,22 +384,18 @@ WRITER = "snapshot-writer"
 
 def write_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-writer-wrapper.sh."""
-    if os.environ.get("DATARIM_DISABLE_SNAPSHOT") == "1":
-        return 0
-    flags = parse_flags(
+    required = "--root --task --stage --command --captured-by --recommended-next --body-file"
+    flags = writer_flags(
+        "DATARIM_DISABLE_SNAPSHOT",
         "--root= --task= --stage= --command= --captured-by= --recommended-next= "
         "--body-file= --options-file= --captured-at=",
-        "--root --task --stage --command --captured-by --recommended-next --body-file",
+        required,
         argv,
     )
+    if flags is None:
+        return 0
     saved = save_stage_snapshot(
-        root=flags["root"],
-        task=flags["task"],
-        stage=flags["stage"],
-        command=flags["command"],
-        captured_by=flags["captured_by"],
-        recommended_next=flags["recommended_next"],
-        body_file=flags["body_file"],
+        **required_arguments(flags, required),
         options_file=flags.get("options_file") or None,
         captured_at=flags.get("captured_at") or None,
         redact=redaction_enabled(),
