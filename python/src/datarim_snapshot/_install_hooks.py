@@ -178,24 +178,18 @@ class _Splice:
         return f"{brackets[0]}{inner}{self.nl}{ind}{brackets[1]}"
 
     def _handler(self, e: int, ind: str) -> str:
+        """A command hook: Copilot names its command "bash" and its timeout "timeoutSec"."""
+        command, timeout = ("bash", "timeoutSec") if self.copilot else ("command", "timeout")
         items = [
             '"type": "command"',
-            '"command": ' + _json_string(self.commands[e]),
-            f'"timeout": {self.events[e][3]}',
-        ]
-        return self._wrap("{}", items, ind)
-
-    def _copilot_hook(self, e: int, ind: str) -> str:
-        items = [
-            '"type": "command"',
-            '"bash": ' + _json_string(self.commands[e]),
-            f'"timeoutSec": {self.events[e][3]}',
+            f'"{command}": ' + _json_string(self.commands[e]),
+            f'"{timeout}": {self.events[e][3]}',
         ]
         return self._wrap("{}", items, ind)
 
     def _group(self, e: int, ind: str) -> str:
         if self.copilot:
-            return self._copilot_hook(e, ind)
+            return self._handler(e, ind)
         items = [f'"matcher": {_json_string(self.events[e][1])}'] if self.events[e][1] else []
         handler = self._handler(e, ind + self.step + self.step)
         items.append('"hooks": ' + self._wrap("[]", [handler], ind + self.step))
@@ -470,14 +464,20 @@ def render_opencode_plugin(commands: list[str]) -> bytes:
     return text.encode("utf-8")
 
 
-def _plugin(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
-    """As _merge, for the opencode plugin: nothing added when path holds it
-    already; a file holding anything but a plugin of ours is refused."""
+def _target_exists(path: str) -> bool:
+    """Whether path exists; refused when it is a symlink or no regular file."""
     if os.path.islink(path):
         raise RefusedError("--file is a symlink; pass the file it points to")
     exists = os.path.lexists(path)
     if exists and not os.path.isfile(path):
         raise RefusedError("--file is not a regular file")
+    return exists
+
+
+def _plugin(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
+    """As _merge, for the opencode plugin: nothing added when path holds it
+    already; a file holding anything but a plugin of ours is refused."""
+    exists = _target_exists(path)
     content = render_opencode_plugin(commands)
     if exists:
         try:
@@ -499,11 +499,7 @@ def _merge(
     copilot: bool = False,
 ) -> tuple[list[str], bytes, bool]:
     """The events missing from path, the merged file, and whether path exists."""
-    if os.path.islink(path):
-        raise RefusedError("--file is a symlink; pass the file it points to")
-    exists = os.path.lexists(path)
-    if exists and not os.path.isfile(path):
-        raise RefusedError("--file is not a regular file")
+    exists = _target_exists(path)
     data = None
     if exists:
         try:
