@@ -189,6 +189,32 @@ doctor_program_fault() {
   fi
 }
 
+# doctor_unreadable <file>: sets state (the caller's local) to why doctor
+# cannot read <file>, a settings file that exists; '' when it can.
+doctor_unreadable() {
+  state=''
+  if [ ! -f "$1" ]; then
+    state='not a regular file'
+  elif [ ! -r "$1" ]; then
+    state='cannot be read'
+  fi
+}
+
+# doctor_read_state <status> <out>: sets state (the caller's local) from
+# doctor-hooks.awk's exit status and first line: '' when it read the file,
+# else why not.
+doctor_read_state() {
+  local nl=$'\n'
+  state=${2%%"$nl"*}
+  [ "$1" -eq 0 ] || state=json
+  case $state in
+    read) state='' ;;
+    big) state='over 1 MiB, not read' ;;
+    dup) state='repeats a name in an object' ;;
+    *) state='not one strict JSON object' ;;
+  esac
+}
+
 # doctor_hook_file <runtime> <file>: our hooks in one settings file
 # (doctor-hooks.awk reads it as install-hooks does), in the file's order.
 doctor_hook_file() {
@@ -200,23 +226,13 @@ doctor_hook_file() {
     doctor_record hookfile "$1" "$2" absent ''
     return 0
   fi
-  if [ ! -f "$2" ]; then
-    state='not a regular file'
-  elif [ ! -r "$2" ]; then
-    state='cannot be read'
-  else
+  doctor_unreadable "$2"
+  if [ -z "$state" ]; then
     dr_lib_dir_into dir
     out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' \
       awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
       status=$?
-    state=${out%%"$nl"*}
-    [ "$status" -eq 0 ] || state=json
-    case $state in
-      read) state='' ;;
-      big) state='over 1 MiB, not read' ;;
-      dup) state='repeats a name in an object' ;;
-      *) state='not one strict JSON object' ;;
-    esac
+    doctor_read_state "$status" "$out"
   fi
   if [ -n "$state" ]; then
     doctor_record hookfile "$1" "$2" unreadable "$state"
@@ -350,23 +366,13 @@ doctor_mcp_file() {
     doctor_record mcpfile "$1" "$2" absent ''
     return 0
   fi
-  if [ ! -f "$2" ]; then
-    state='not a regular file'
-  elif [ ! -r "$2" ]; then
-    state='cannot be read'
-  else
+  doctor_unreadable "$2"
+  if [ -z "$state" ]; then
     dr_lib_dir_into dir
     out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_MCP=$mode DR_LOCAL=$local_scope \
       DR_PROJECT=${3-} awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" \
       -f "$dir/doctor-mcp.awk" -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
-    state=${out%%"$nl"*}
-    [ "$status" -eq 0 ] || state=json
-    case $state in
-      read) state='' ;;
-      big) state='over 1 MiB, not read' ;;
-      dup) state='repeats a name in an object' ;;
-      *) state='not one strict JSON object' ;;
-    esac
+    doctor_read_state "$status" "$out"
   fi
   if [ -n "$state" ]; then
     doctor_record mcpfile "$1" "$2" unreadable "$state"
