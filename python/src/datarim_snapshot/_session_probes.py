@@ -20,7 +20,7 @@ import os
 
 from ._errors import UsageError
 from ._flags import parse_flags
-from ._git_anchor import GitTimeout, git_seconds
+from ._git_anchor import GitTimeout, git_seconds, run_git
 from ._records import Record
 
 TYPE_CHECKING = False
@@ -58,24 +58,9 @@ def git(repo: str, *args: str, stdin: bytes = b"") -> tuple[int, bytes]:
     would point git at another repository are dropped; those that limit the
     search for one (GIT_CEILING_DIRECTORIES) are honoured. GitTimeout when it
     runs past git_seconds()."""
-    import subprocess  # here: a command that probes nothing never pays for it
-
     env = {k: v for k, v in os.environ.items() if k not in _GIT_VARIABLES}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1")
-    try:
-        proc = subprocess.run(
-            ["git", "-C", repo, *args],
-            env=env,
-            input=stdin,
-            capture_output=True,
-            check=False,
-            timeout=git_seconds(),
-        )
-    except subprocess.TimeoutExpired:
-        raise GitTimeout from None
-    except OSError:
-        return 127, b""
-    return proc.returncode, proc.stdout
+    return run_git(["git", "-C", repo, *args], env, stdin)
 
 
 def _first_line(output: bytes) -> str:
