@@ -189,59 +189,59 @@ doctor_program_fault() {
   fi
 }
 
-# doctor_unreadable <file>: sets state (the caller's local) to why doctor
-# cannot read <file>, a settings file that exists; '' when it can.
-doctor_unreadable() {
-  state=''
-  if [ ! -f "$1" ]; then
+# doctor_read_settings <file> [<program>]: reads a settings or MCP file with
+# doctor-hooks.awk (then <program>, as doctor-mcp.awk; DR_* from the caller's
+# environment) and sets the caller's locals state (absent, why it cannot be
+# read, or '' when it was) and out (what the awk found, a line each).
+doctor_read_settings() {
+  local dir status=0 nl=$'\n'
+  local -a more=()
+  state='' out=''
+  if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+    state=absent
+    return 0
+  elif [ ! -f "$1" ]; then
     state='not a regular file'
+    return 0
   elif [ ! -r "$1" ]; then
     state='cannot be read'
+    return 0
   fi
-}
-
-# doctor_read_state <status> <out>: sets state (the caller's local) from
-# doctor-hooks.awk's exit status and first line: '' when it read the file,
-# else why not.
-doctor_read_state() {
-  local nl=$'\n'
-  state=${2%%"$nl"*}
-  [ "$1" -eq 0 ] || state=json
+  dr_lib_dir_into dir
+  [ $# -lt 2 ] || more=(-f "$dir/$2")
+  out=$(tr '\000\002' '\001\001' <"$1" | DR_LIMIT=1048576 awk -f "$dir/datarim-rules.awk" \
+    -f "$dir/doctor-hooks.awk" ${more[@]+"${more[@]}"} -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
+  state=${out%%"$nl"*}
+  [ "$status" -eq 0 ] || state=json
   case $state in
     read) state='' ;;
     big) state='over 1 MiB, not read' ;;
     dup) state='repeats a name in an object' ;;
     *) state='not one strict JSON object' ;;
   esac
+  out=${out#read}
+  out=${out#"$nl"}
 }
 
 # doctor_hook_file <runtime> <file>: our hooks in one settings file
 # (doctor-hooks.awk reads it as install-hooks does), in the file's order.
 doctor_hook_file() {
-  local LC_ALL=C dir out status=0 state line kind event hook program command fault want
-  local claude=0 copilot=0 nl=$'\n'
+  local LC_ALL=C out state line kind event hook program command fault want claude=0 copilot=0
   [ "$1" = claude ] && claude=1
   [ "$1" = copilot ] && copilot=1
-  if [ ! -e "$2" ] && [ ! -L "$2" ]; then
-    doctor_record hookfile "$1" "$2" absent ''
-    return 0
-  fi
-  doctor_unreadable "$2"
-  if [ -z "$state" ]; then
-    dr_lib_dir_into dir
-    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' \
-      awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
-      status=$?
-    doctor_read_state "$status" "$out"
-  fi
-  if [ -n "$state" ]; then
-    doctor_record hookfile "$1" "$2" unreadable "$state"
-    doctor_problem "$2: $state"
-    return 0
-  fi
-  doctor_record hookfile "$1" "$2" read ''
-  out=${out#read}
-  out=${out#"$nl"}
+  DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' doctor_read_settings "$2"
+  case $state in
+    '') doctor_record hookfile "$1" "$2" read '' ;;
+    absent)
+      doctor_record hookfile "$1" "$2" absent ''
+      return 0
+      ;;
+    *)
+      doctor_record hookfile "$1" "$2" unreadable "$state"
+      doctor_problem "$2: $state"
+      return 0
+      ;;
+  esac
   while IFS=$'\t' read -r kind event hook program command; do
     case $kind in
       H)
@@ -358,29 +358,21 @@ doctor_hooks() {
 # doctor-mcp.awk; with <project>, Claude Code's ~/.claude.json, whose entry for
 # that project counts too.
 doctor_mcp_file() {
-  local LC_ALL=C dir out status=0 state kind scope program command name fault mode=json
-  local nl=$'\n' local_scope=''
+  local LC_ALL=C out state kind scope program command name fault mode=json local_scope=''
   case $2 in *.toml) mode=toml ;; esac
   [ $# -lt 3 ] || local_scope=1
-  if [ ! -e "$2" ] && [ ! -L "$2" ]; then
-    doctor_record mcpfile "$1" "$2" absent ''
-    return 0
-  fi
-  doctor_unreadable "$2"
-  if [ -z "$state" ]; then
-    dr_lib_dir_into dir
-    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_MCP=$mode DR_LOCAL=$local_scope \
-      DR_PROJECT=${3-} awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" \
-      -f "$dir/doctor-mcp.awk" -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
-    doctor_read_state "$status" "$out"
-  fi
-  if [ -n "$state" ]; then
-    doctor_record mcpfile "$1" "$2" unreadable "$state"
-    return 0
-  fi
-  doctor_record mcpfile "$1" "$2" read ''
-  out=${out#read}
-  out=${out#"$nl"}
+  DR_MCP=$mode DR_LOCAL=$local_scope DR_PROJECT=${3-} doctor_read_settings "$2" doctor-mcp.awk
+  case $state in
+    '') doctor_record mcpfile "$1" "$2" read '' ;;
+    absent)
+      doctor_record mcpfile "$1" "$2" absent ''
+      return 0
+      ;;
+    *)
+      doctor_record mcpfile "$1" "$2" unreadable "$state"
+      return 0
+      ;;
+  esac
   while IFS=$'\t' read -r kind scope program command name; do
     [ "$kind" = M ] || continue
     doctor_program_fault "$program" fault

@@ -296,15 +296,7 @@ def splice(
     """(events added, the new file) for a file's bytes (None: no file yet).
     Raises UsageError for a command with a control character, RefusedError for
     a file that is not what the splice needs."""
-    from ._rules import utf8_scan
-
-    for command in commands:
-        try:
-            raw = command.encode("utf-8")
-        except UnicodeEncodeError:
-            raw = b"\x00"
-        if utf8_scan(raw, ctl=True, tab_ok=False):
-            raise UsageError(BAD_TEMPLATE)
+    _check_commands(commands)
     text = _load(b"{}\n" if data is None else data)
     work = _Splice(text, commands, events, copilot)
     added = work.run()
@@ -441,12 +433,9 @@ def install_hooks(
     return path, added
 
 
-def render_opencode_plugin(commands: list[str]) -> bytes:
-    """The opencode plugin for the three commands: text/opencode-plugin.js with
-    each "@<HOOK>@" placeholder (quotes included) replaced by its command as a
-    JSON string (which JavaScript reads as the same string)."""
+def _check_commands(commands: list[str]) -> None:
+    """UsageError for a hook command that holds a control character or is no UTF-8."""
     from ._rules import utf8_scan
-    from ._texts import text_bytes
 
     for command in commands:
         try:
@@ -455,6 +444,15 @@ def render_opencode_plugin(commands: list[str]) -> bytes:
             raw = b"\x00"
         if utf8_scan(raw, ctl=True, tab_ok=False):
             raise UsageError(BAD_TEMPLATE)
+
+
+def render_opencode_plugin(commands: list[str]) -> bytes:
+    """The opencode plugin for the three commands: text/opencode-plugin.js with
+    each "@<HOOK>@" placeholder (quotes included) replaced by its command as a
+    JSON string (which JavaScript reads as the same string)."""
+    from ._texts import text_bytes
+
+    _check_commands(commands)
     try:
         text = text_bytes("opencode-plugin.js").decode("utf-8")
     except OSError:
