@@ -189,38 +189,44 @@ doctor_program_fault() {
   fi
 }
 
-# doctor_read_settings <file> [<program>]: reads a settings or MCP file with
-# doctor-hooks.awk (then <program>, as doctor-mcp.awk; DR_* from the caller's
-# environment) and sets the caller's locals state (absent, why it cannot be
-# read, or '' when it was) and out (what the awk found, a line each).
+# doctor_read_settings <kind> <name> <file> [<program>]: reads a settings or
+# MCP file with doctor-hooks.awk (then <program>, as doctor-mcp.awk; DR_* from
+# the caller's environment), records it (doctor_record <kind> <name> <file>:
+# absent, unreadable or read) and sets the caller's locals state (absent, why
+# it cannot be read, or '' when it was) and out (what the awk found, a line
+# each). 1 when it was not read.
 doctor_read_settings() {
   local dir status=0 nl=$'\n'
   local -a more=()
   state='' out=''
-  if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+  if [ ! -e "$3" ] && [ ! -L "$3" ]; then
     state=absent
-    return 0
-  elif [ ! -f "$1" ]; then
+  elif [ ! -f "$3" ]; then
     state='not a regular file'
-    return 0
-  elif [ ! -r "$1" ]; then
+  elif [ ! -r "$3" ]; then
     state='cannot be read'
-    return 0
+  else
+    dr_lib_dir_into dir
+    [ $# -lt 4 ] || more=(-f "$dir/$4")
+    out=$(tr '\000\002' '\001\001' <"$3" | DR_LIMIT=1048576 awk -f "$dir/datarim-rules.awk" \
+      -f "$dir/doctor-hooks.awk" ${more[@]+"${more[@]}"} -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
+    state=${out%%"$nl"*}
+    [ "$status" -eq 0 ] || state=json
+    case $state in
+      read) state='' ;;
+      big) state='over 1 MiB, not read' ;;
+      dup) state='repeats a name in an object' ;;
+      *) state='not one strict JSON object' ;;
+    esac
+    out=${out#read}
+    out=${out#"$nl"}
   fi
-  dr_lib_dir_into dir
-  [ $# -lt 2 ] || more=(-f "$dir/$2")
-  out=$(tr '\000\002' '\001\001' <"$1" | DR_LIMIT=1048576 awk -f "$dir/datarim-rules.awk" \
-    -f "$dir/doctor-hooks.awk" ${more[@]+"${more[@]}"} -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
-  state=${out%%"$nl"*}
-  [ "$status" -eq 0 ] || state=json
   case $state in
-    read) state='' ;;
-    big) state='over 1 MiB, not read' ;;
-    dup) state='repeats a name in an object' ;;
-    *) state='not one strict JSON object' ;;
+    '') doctor_record "$1" "$2" "$3" read '' ;;
+    absent) doctor_record "$1" "$2" "$3" absent '' ;;
+    *) doctor_record "$1" "$2" "$3" unreadable "$state" ;;
   esac
-  out=${out#read}
-  out=${out#"$nl"}
+  [ -z "$state" ]
 }
 
 # doctor_hook_file <runtime> <file>: our hooks in one settings file
@@ -229,19 +235,10 @@ doctor_hook_file() {
   local LC_ALL=C out state line kind event hook program command fault want claude=0 copilot=0
   [ "$1" = claude ] && claude=1
   [ "$1" = copilot ] && copilot=1
-  DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' doctor_read_settings "$2"
-  case $state in
-    '') doctor_record hookfile "$1" "$2" read '' ;;
-    absent)
-      doctor_record hookfile "$1" "$2" absent ''
-      return 0
-      ;;
-    *)
-      doctor_record hookfile "$1" "$2" unreadable "$state"
-      doctor_problem "$2: $state"
-      return 0
-      ;;
-  esac
+  DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' doctor_read_settings hookfile "$1" "$2" || {
+    [ "$state" = absent ] || doctor_problem "$2: $state"
+    return 0
+  }
   while IFS=$'\t' read -r kind event hook program command; do
     case $kind in
       H)
@@ -361,18 +358,8 @@ doctor_mcp_file() {
   local LC_ALL=C out state kind scope program command name fault mode=json local_scope=''
   case $2 in *.toml) mode=toml ;; esac
   [ $# -lt 3 ] || local_scope=1
-  DR_MCP=$mode DR_LOCAL=$local_scope DR_PROJECT=${3-} doctor_read_settings "$2" doctor-mcp.awk
-  case $state in
-    '') doctor_record mcpfile "$1" "$2" read '' ;;
-    absent)
-      doctor_record mcpfile "$1" "$2" absent ''
-      return 0
-      ;;
-    *)
-      doctor_record mcpfile "$1" "$2" unreadable "$state"
-      return 0
-      ;;
-  esac
+  DR_MCP=$mode DR_LOCAL=$local_scope DR_PROJECT=${3-} doctor_read_settings mcpfile "$1" "$2" doctor-mcp.awk ||
+    return 0
   while IFS=$'\t' read -r kind scope program command name; do
     [ "$kind" = M ] || continue
     doctor_program_fault "$program" fault

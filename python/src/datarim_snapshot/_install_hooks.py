@@ -343,31 +343,25 @@ def _simple_command(template: str) -> bool:
     return True
 
 
+# The runtimes whose own variable names their folder: (that variable, the file
+# in it, the file under HOME when it is not set).
+_OWN_HOMES = {
+    "codex": ("CODEX_HOME", "hooks.json", ".codex/hooks.json"),
+    "opencode": ("XDG_CONFIG_HOME", OPENCODE_PLUGIN, ".config/" + OPENCODE_PLUGIN),
+    "copilot": ("COPILOT_HOME", "settings.json", ".copilot/settings.json"),
+}
+
+
 def default_file(runtime: str) -> str:
     home = os.environ.get("HOME", "")
-    if runtime == "codex":
-        codex = os.environ.get("CODEX_HOME", "")
-        if codex.startswith("/"):
-            return codex + "/hooks.json"
+    if runtime in _OWN_HOMES:
+        variable, name, under_home = _OWN_HOMES[runtime]
+        own = os.environ.get(variable, "")
+        if own.startswith("/"):
+            return own + "/" + name
         if home.startswith("/"):
-            return home + "/.codex/hooks.json"
-        raise UsageError("no --file given, and neither CODEX_HOME nor HOME is an absolute path")
-    if runtime == "opencode":
-        config = os.environ.get("XDG_CONFIG_HOME", "")
-        if config.startswith("/"):
-            return config + "/" + OPENCODE_PLUGIN
-        if home.startswith("/"):
-            return home + "/.config/" + OPENCODE_PLUGIN
-        raise UsageError(
-            "no --file given, and neither XDG_CONFIG_HOME nor HOME is an absolute path"
-        )
-    if runtime == "copilot":
-        copilot = os.environ.get("COPILOT_HOME", "")
-        if copilot.startswith("/"):
-            return copilot + "/settings.json"
-        if home.startswith("/"):
-            return home + "/.copilot/settings.json"
-        raise UsageError("no --file given, and neither COPILOT_HOME nor HOME is an absolute path")
+            return home + "/" + under_home
+        raise UsageError(f"no --file given, and neither {variable} nor HOME is an absolute path")
     if home.startswith("/"):
         folder = {"claude": ".claude", "gemini": ".gemini", "qwen": ".qwen"}[runtime]
         return f"{home}/{folder}/settings.json"
