@@ -4,6 +4,8 @@
 # hook's JSON payload on stdin; records a /dr-<stage> turn for the Stop hook.
 # Never blocks a prompt: prints nothing, exits 0. See scripts/lib/prompt-hook.sh.
 set -euo pipefail
+# (Every hook entry point opens alike, on purpose: it must work before any library
+# is loaded, and a broken installation must still read the payload.)
 # Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
 # a backslash or a quote as half of a character (docs/hardening.md). Two
 # statements: under a caller's set -k, `export LC_ALL=C` would export nothing.

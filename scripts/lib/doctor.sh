@@ -18,6 +18,7 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_doctor=1 && shopt -u expand_aliases; fi
 
+# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
 _doctor_load() {
   local dir
   dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
@@ -189,26 +190,27 @@ doctor_program_fault() {
   fi
 }
 
-# doctor_hook_file <runtime> <file>: our hooks in one settings file
-# (doctor-hooks.awk reads it as install-hooks does), in the file's order.
-doctor_hook_file() {
-  local LC_ALL=C dir out status=0 state line kind event hook program command fault want
-  local claude=0 copilot=0 nl=$'\n'
-  [ "$1" = claude ] && claude=1
-  [ "$1" = copilot ] && copilot=1
-  if [ ! -e "$2" ] && [ ! -L "$2" ]; then
-    doctor_record hookfile "$1" "$2" absent ''
-    return 0
-  fi
-  if [ ! -f "$2" ]; then
+# doctor_read_settings <kind> <name> <file> [<program>]: reads a settings or
+# MCP file with doctor-hooks.awk (then <program>, as doctor-mcp.awk; DR_* from
+# the caller's environment), records it (doctor_record <kind> <name> <file>:
+# absent, unreadable or read) and sets the caller's locals state (absent, why
+# it cannot be read, or '' when it was) and out (what the awk found, a line
+# each). 1 when it was not read.
+doctor_read_settings() {
+  local dir status=0 nl=$'\n'
+  local -a more=()
+  state='' out=''
+  if [ ! -e "$3" ] && [ ! -L "$3" ]; then
+    state=absent
+  elif [ ! -f "$3" ]; then
     state='not a regular file'
-  elif [ ! -r "$2" ]; then
+  elif [ ! -r "$3" ]; then
     state='cannot be read'
   else
     dr_lib_dir_into dir
-    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' \
-      awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" -f "$dir/hook-payload.awk" 2>/dev/null) ||
-      status=$?
+    [ $# -lt 4 ] || more=(-f "$dir/$4")
+    out=$(tr '\000\002' '\001\001' <"$3" | DR_LIMIT=1048576 awk -f "$dir/datarim-rules.awk" \
+      -f "$dir/doctor-hooks.awk" ${more[@]+"${more[@]}"} -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
     state=${out%%"$nl"*}
     [ "$status" -eq 0 ] || state=json
     case $state in
@@ -217,15 +219,27 @@ doctor_hook_file() {
       dup) state='repeats a name in an object' ;;
       *) state='not one strict JSON object' ;;
     esac
+    out=${out#read}
+    out=${out#"$nl"}
   fi
-  if [ -n "$state" ]; then
-    doctor_record hookfile "$1" "$2" unreadable "$state"
-    doctor_problem "$2: $state"
+  case $state in
+    '') doctor_record "$1" "$2" "$3" read '' ;;
+    absent) doctor_record "$1" "$2" "$3" absent '' ;;
+    *) doctor_record "$1" "$2" "$3" unreadable "$state" ;;
+  esac
+  [ -z "$state" ]
+}
+
+# doctor_hook_file <runtime> <file>: our hooks in one settings file
+# (doctor-hooks.awk reads it as install-hooks does), in the file's order.
+doctor_hook_file() {
+  local LC_ALL=C out state line kind event hook program command fault want claude=0 copilot=0
+  [ "$1" = claude ] && claude=1
+  [ "$1" = copilot ] && copilot=1
+  DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' doctor_read_settings hookfile "$1" "$2" || {
+    [ "$state" = absent ] || doctor_problem "$2: $state"
     return 0
-  fi
-  doctor_record hookfile "$1" "$2" read ''
-  out=${out#read}
-  out=${out#"$nl"}
+  }
   while IFS=$'\t' read -r kind event hook program command; do
     case $kind in
       H)
@@ -370,39 +384,11 @@ doctor_hooks() {
 # doctor-mcp.awk; with <project>, Claude Code's ~/.claude.json, whose entry for
 # that project counts too.
 doctor_mcp_file() {
-  local LC_ALL=C dir out status=0 state kind scope program command name fault mode=json
-  local nl=$'\n' local_scope=''
+  local LC_ALL=C out state kind scope program command name fault mode=json local_scope=''
   case $2 in *.toml) mode=toml ;; esac
   [ $# -lt 3 ] || local_scope=1
-  if [ ! -e "$2" ] && [ ! -L "$2" ]; then
-    doctor_record mcpfile "$1" "$2" absent ''
+  DR_MCP=$mode DR_LOCAL=$local_scope DR_PROJECT=${3-} doctor_read_settings mcpfile "$1" "$2" doctor-mcp.awk ||
     return 0
-  fi
-  if [ ! -f "$2" ]; then
-    state='not a regular file'
-  elif [ ! -r "$2" ]; then
-    state='cannot be read'
-  else
-    dr_lib_dir_into dir
-    out=$(tr '\000\002' '\001\001' <"$2" | DR_LIMIT=1048576 DR_MCP=$mode DR_LOCAL=$local_scope \
-      DR_PROJECT=${3-} awk -f "$dir/datarim-rules.awk" -f "$dir/doctor-hooks.awk" \
-      -f "$dir/doctor-mcp.awk" -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
-    state=${out%%"$nl"*}
-    [ "$status" -eq 0 ] || state=json
-    case $state in
-      read) state='' ;;
-      big) state='over 1 MiB, not read' ;;
-      dup) state='repeats a name in an object' ;;
-      *) state='not one strict JSON object' ;;
-    esac
-  fi
-  if [ -n "$state" ]; then
-    doctor_record mcpfile "$1" "$2" unreadable "$state"
-    return 0
-  fi
-  doctor_record mcpfile "$1" "$2" read ''
-  out=${out#read}
-  out=${out#"$nl"}
   while IFS=$'\t' read -r kind scope program command name; do
     [ "$kind" = M ] || continue
     doctor_program_fault "$program" fault

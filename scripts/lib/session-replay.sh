@@ -16,6 +16,7 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_session_replay=1 && shopt -u expand_aliases; fi
 
+# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
 _session_replay_load() {
   local dir
   dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing

@@ -64,3 +64,15 @@ first_cases() {
   done < <(first_cases)
   [ "$count" -ge 10 ]
 }
+
+@test "an expectation kept once under fixtures/ (a link in expect/files) is compared" {
+  local rel=home/.config/opencode/plugin/datarim-snapshots.js
+  printf '*=true\n' >"$BATS_TEST_TMPDIR/noop.map"
+  # shellcheck disable=SC2034 # conformance_case reads it
+  CONFORMANCE_MAP=$BATS_TEST_TMPDIR/noop.map
+  [ -L "$CONFORMANCE_CORPUS/suites/install-hooks/default-file-opencode/expect/files/$rel" ]
+  if conformance_case install-hooks default-file-opencode >"$BATS_TEST_TMPDIR/report"; then
+    return 1
+  fi
+  grep -qxF "$rel: bytes differ from expect/files/$rel" "$BATS_TEST_TMPDIR/report"
+}

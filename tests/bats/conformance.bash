@@ -256,7 +256,7 @@ conformance_compare() {
         echo "$rel: bytes differ from expect/files/$rel"
         failed=1
       fi
-    done < <(find "$case/expect/files" -type f)
+    done < <(find "$case/expect/files" -type f -o -type l) # a link: a file under fixtures/
   fi
   for rel in ${FILES[@]+"${FILES[@]}"}; do
     [ -f "$case/expect/files/$rel" ] && continue

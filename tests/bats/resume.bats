@@ -79,25 +79,31 @@ hook() {
   fi
 }
 
-@test "the hook prints nothing and exits 0 when stdin is closed (bash and Python)" {
+# silent_in_both <script> [<arg>...]: bash -c <script> (hook defined; $1 the
+# repository, $2 the implementation, $3... the <arg>s) exits 0 and prints
+# nothing, for each implementation.
+silent_in_both() {
+  local impl script=$1 code said
+  shift
   for impl in bash python; do
-    run bash -c "$(declare -f hook); REPO=\$1; hook \$2 <&-" _ "$REPO" "$impl"
-    [ "$status" -eq 0 ] && [ -z "$output" ] || {
-      echo "$impl: $status $output"
+    code=0
+    said=$(bash -c "$(declare -f hook); REPO=\$1; $script" _ "$REPO" "$impl" "$@" 2>&1) || code=$?
+    [ "$code" -eq 0 ] && [ -z "$said" ] || {
+      echo "$impl: $code $said"
       return 1
     }
   done
 }
 
+@test "the hook prints nothing and exits 0 when stdin is closed (bash and Python)" {
+  # shellcheck disable=SC2016 # expanded by the inner shell
+  silent_in_both 'hook $2 <&-'
+}
+
 @test "the hook exits 0 and says nothing when stdout is a closed descriptor (bash and Python)" {
   payload='{"source":"clear","cwd":"'$WS'"}'
-  for impl in bash python; do
-    run bash -c "$(declare -f hook); REPO=\$1; printf '%s' \"\$3\" | hook \$2 >&-" _ "$REPO" "$impl" "$payload"
-    [ "$status" -eq 0 ] && [ -z "$output" ] || {
-      echo "$impl: $status $output"
-      return 1
-    }
-  done
+  # shellcheck disable=SC2016 # expanded by the inner shell
+  silent_in_both 'printf "%s" "$3" | hook $2 >&-' "$payload"
 }
 
 @test "the hook exits 0 and says nothing when its stdout reader has gone (EPIPE; bash and Python)" {

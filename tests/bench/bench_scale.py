@@ -24,6 +24,9 @@ from typing import Callable
 
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "dev-tools"
+sys.path.insert(0, str(REPO / "tests" / "python"))
+from sample import do_stage_args  # noqa: E402
+
 WRITER = DEV / "snapshot-writer-wrapper.sh"
 LIBRARY = REPO / "scripts" / "lib" / "snapshot-writer.sh"
 FLOOR = REPO / "tests" / "bench" / "bench-floor.sh"
@@ -126,20 +129,7 @@ def make_snapshots(root: Path, count: int) -> None:
 
 def write_args(root: Path, base: Path, task: str = "SCALE-0001") -> list[str]:
     return [
-        "--root",
-        str(root),
-        "--task",
-        task,
-        "--stage",
-        "do",
-        "--command",
-        "/dr-do",
-        "--captured-by",
-        "agent",
-        "--recommended-next",
-        "/dr-qa",
-        "--body-file",
-        str(base / "body.md"),
+        *do_stage_args(root, task, base / "body.md"),
         "--options-file",
         str(base / "options.txt"),
     ]

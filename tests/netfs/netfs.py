@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "tests" / "python"))
 
 from datarim_snapshot import validate_stage_snapshot  # noqa: E402
 from datarim_snapshot._snapshot_writer import render_snapshot  # noqa: E402
-from sample import STAMP  # noqa: E402
+from sample import STAMP, do_stage_writer  # noqa: E402
 
 HOSTS = ("netfs-alpha", "netfs-beta")
 SERVER = "netfs-server"
@@ -282,28 +282,7 @@ class Suite:
         )
 
     def writer(self, impl: str, root: Path, task: str, body: Path) -> list[str]:
-        if impl == "bash":
-            prefix = [str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh")]
-        else:
-            prefix = [self.python, "-m", "datarim_snapshot", "write"]
-        return prefix + [
-            "--root",
-            str(root),
-            "--task",
-            task,
-            "--stage",
-            "do",
-            "--command",
-            "/dr-do",
-            "--captured-by",
-            "agent",
-            "--recommended-next",
-            "/dr-qa",
-            "--body-file",
-            str(body),
-            "--captured-at",
-            STAMP,
-        ]
+        return do_stage_writer(impl, root, body, task)
 
     def body(self, text: str) -> tuple[Path, bytes]:
         self.serial += 1

@@ -29,6 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "conformance"
 SUITES = CORPUS / "suites"
 IMPLS = CORPUS / "impl"
+FIXTURES = CORPUS / "fixtures"
 CORPUS_ENTRIES = {"README.md", "known-failures.txt", "suites", "fixtures", "impl", "escapes"}
 ESCAPES = CORPUS / "escapes"
 CASE_ENTRIES = {
@@ -320,6 +321,7 @@ def case_problems(case: Case, impls: set[str]) -> list[str]:
         for entry in expect.iterdir():
             if entry.name not in EXPECT_ENTRIES and entry.name.partition(".")[0] not in OVERRIDABLE:
                 problems.append(f"{case.id}: unknown entry expect/{entry.name}")
+    problems += _shared_expectation_problems(case)
     if not (case.path / "args").is_file():
         problems.append(f"{case.id}: args is missing")
     else:
@@ -330,6 +332,21 @@ def case_problems(case: Case, impls: set[str]) -> list[str]:
             if line and not ENV_NAME.fullmatch(line.partition("=")[0]):
                 problems.append(f"{case.id}: env: {line!r} is no NAME=value line")
             problems += _escape_problems(case, "env", line)
+    return problems
+
+
+def _shared_expectation_problems(case: Case) -> list[str]:
+    """A symlink in expect/files stands for its target's bytes, which must be a regular
+    file under fixtures/ (an expectation several cases share, kept once)."""
+    problems = []
+    files = case.path / "expect" / "files"
+    for path in sorted(files.rglob("*")) if files.is_dir() else []:
+        if not path.is_symlink():
+            continue
+        target = path.resolve()
+        if not (target.is_file() and target.is_relative_to(FIXTURES.resolve())):
+            rel = path.relative_to(case.path)
+            problems.append(f"{case.id}: {rel} links to no regular file under fixtures/")
     return problems
 
 
@@ -643,6 +660,7 @@ def write_expectations(case: Case, outcome: Outcome) -> list[str]:
     override, which are removed; returns the names of those kept."""
     expect = case.path / "expect"
     overrides = {}
+    shared = _shared_expectations(expect / "files")
     if expect.exists():
         for path in expect.iterdir():
             if path.name.partition(".")[0] in OVERRIDABLE and "." in path.name:
@@ -659,12 +677,27 @@ def write_expectations(case: Case, outcome: Outcome) -> list[str]:
         if outcome.before.get(rel) != data:
             target = expect / "files" / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            link = shared.get(rel)
+            if link is not None and (target.parent / link).read_bytes() == data:
+                target.symlink_to(link)
+            else:
+                target.write_bytes(data)
     for name, data in overrides.items():
         (expect / name).write_bytes(data)
         if override_problems(case, {name.partition(".")[2]}):
             (expect / name).unlink()
     return sorted(name for name in overrides if (expect / name).exists())
+
+
+def _shared_expectations(files: Path) -> dict[str, str]:
+    """expect/files' symlinks (to fixtures/): what each links to, by its relative path."""
+    if not files.is_dir():
+        return {}
+    return {
+        str(path.relative_to(files)): os.readlink(path)
+        for path in files.rglob("*")
+        if path.is_symlink()
+    }
 
 
 def write_overrides(case: Case, outcome: Outcome, impl: str) -> list[str]:

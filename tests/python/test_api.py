@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+# The API by name, as a caller imports it: the same names as __all__ on purpose.
 from datarim_snapshot import (
     Emission,
     InvalidTaskIdError,

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from datarim_snapshot import check_snapshot_file
+from sample import do_stage_args, writer_command
 
 REPO = Path(__file__).resolve().parents[2]
 ROUNDS = int(os.environ.get("DATARIM_ARCHIVE_ROUNDS", "6"))
@@ -40,26 +41,8 @@ def python_archive(root: Path) -> subprocess.Popen[bytes]:
 def write_snapshot(root: Path, body: bytes, python: bool = False) -> subprocess.Popen[bytes]:
     body_file = root / f"body.{os.getpid()}.{len(body)}"
     body_file.write_bytes(body)
-    args = [
-        "--root",
-        str(root),
-        "--task",
-        TASK,
-        "--stage",
-        "do",
-        "--command",
-        "/dr-do",
-        "--captured-by",
-        "agent",
-        "--recommended-next",
-        "/dr-archive",
-        "--body-file",
-        str(body_file),
-    ]
-    if python:
-        command = [sys.executable, "-m", "datarim_snapshot", "write", *args]
-    else:
-        command = [str(REPO / "dev-tools" / "snapshot-writer-wrapper.sh"), *args]
+    command = writer_command("python" if python else "bash")
+    command += do_stage_args(root, TASK, body_file, recommended_next="/dr-archive")
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

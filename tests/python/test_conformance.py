@@ -18,6 +18,7 @@ from conformance import (
     Implementation,
     Outcome,
     Suite,
+    case_problems,
     command_runner,
     convert_suites,
     corpus_problems,
@@ -91,6 +92,29 @@ def _expects_no_effect(case: Case) -> bool:
     return (expect / "exit").read_text().strip() == "0" and not any(
         (expect / entry).exists() for entry in ("stdout", "stderr", "files")
     )
+
+
+def test_an_expectation_kept_once_under_fixtures_is_compared_through_its_link() -> None:
+    case = next(case for case in CASES if case.id == "install-hooks/default-file-opencode")
+    rel = "home/.config/opencode/plugin/datarim-snapshots.js"
+    assert (case.path / "expect" / "files" / rel).is_symlink()
+    assert f"{rel}: missing after the run" in mismatches(case, run_case(case, command_runner(NOOP)))
+
+
+def test_a_link_in_expect_files_must_reach_a_file_under_fixtures(tmp_path: Path) -> None:
+    source = next(case for case in CASES if case.id == "install-hooks/default-file-opencode")
+    # copied elsewhere, its relative link to fixtures/ reaches nothing
+    shutil.copytree(source.path, tmp_path / "links", symlinks=True)
+    files = tmp_path / "links" / "expect" / "files"
+    (files / "outside").symlink_to(REPO / "README.md")
+    (files / "nowhere").symlink_to("no-such-file")
+    problems = case_problems(Case(source.suite, source.name, tmp_path / "links"), {"bash"})
+    refused = " links to no regular file under fixtures/"
+    assert [problem.split(": ")[1] for problem in problems] == [
+        "expect/files/home/.config/opencode/plugin/datarim-snapshots.js" + refused,
+        "expect/files/nowhere" + refused,
+        "expect/files/outside" + refused,
+    ]
 
 
 def test_corpus_needs_no_empty_directories() -> None:

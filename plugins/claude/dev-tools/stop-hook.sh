@@ -5,6 +5,8 @@
 # ends in a CTA block. Never blocks a turn: prints nothing, exits 0 (a
 # failure goes to the hooks log). See scripts/lib/stop-hook.sh.
 set -euo pipefail
+# (Every hook entry point opens alike, on purpose: it must work before any library
+# is loaded, and a broken installation must still read the payload.)
 # Bytes whatever the caller's locale: a multibyte one (Shift_JIS, Big5) reads
 # a backslash or a quote as half of a character (docs/hardening.md). Two
 # statements: under a caller's set -k, `export LC_ALL=C` would export nothing.

@@ -634,6 +634,7 @@ def _log(report: Report) -> dict[str, Any]:
     The log holds failures only: those logged after the newest valid snapshot (the
     last sign that a hook worked; none: every one) are something to fix."""
     from ._hook_state import state_dir
+    from ._inputs import read_tail
 
     state = state_dir()
     if state is None:
@@ -647,10 +648,7 @@ def _log(report: Report) -> dict[str, Any]:
     if not stat.S_ISREG(info.st_mode) or not os.access(path, os.R_OK):
         return {"file": shown_path, "state": "unreadable", "last": []}
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - LOG_TAIL))
-            data = handle.read(LOG_TAIL)
+        data, size = read_tail(path, LOG_TAIL)
     except OSError:
         return {"file": shown_path, "state": "unreadable", "last": []}
     if size > LOG_TAIL:
@@ -708,6 +706,13 @@ def examine(root_flag: str | None) -> dict[str, Any]:
     return facts
 
 
+def _file_state(entry: dict[str, Any], items: list[str]) -> str:
+    """What the text report says of a settings or MCP file that exists."""
+    if entry["state"] == "unreadable":
+        return f"cannot be read: {entry['detail']}"
+    return ", ".join(items) if items else "none of ours"
+
+
 def render(facts: dict[str, Any]) -> str:
     """The report an operator reads top to bottom."""
     out = [f"root: {facts['root']['path']} ({REASONS[facts['root']['reason']]})"]
@@ -753,12 +758,7 @@ def render(facts: dict[str, Any]) -> str:
             state = "enabled" if plugin["enabled"] else "disabled"
             items.append(f"plugin {plugin['plugin']} {state}")
         any_ours = any_ours or bool(entry["found"]) or any(p["enabled"] for p in entry["plugins"])
-        if entry["state"] == "absent":
-            state = "absent"
-        elif entry["state"] == "unreadable":
-            state = f"cannot be read: {entry['detail']}"
-        else:
-            state = ", ".join(items) if items else "none of ours"
+        state = "absent" if entry["state"] == "absent" else _file_state(entry, items)
         out.append(f"  {entry['runtime']} {entry['file']}: {state}")
     if not any_ours:
         out.append(
@@ -777,11 +777,7 @@ def render(facts: dict[str, Any]) -> str:
             notes = [note for note in (scope, server["problem"]) if note]
             items.append(server["name"] + (f" ({'; '.join(notes)})" if notes else ""))
         registered = registered or bool(items)
-        if entry["state"] == "unreadable":
-            state = f"cannot be read: {entry['detail']}"
-        else:
-            state = ", ".join(items) if items else "none of ours"
-        out.append(f"  {entry['client']} {entry['file']}: {state}")
+        out.append(f"  {entry['client']} {entry['file']}: {_file_state(entry, items)}")
     if not registered:
         out.append(
             "  (registered with no MCP client: Claude Code, Codex, Gemini CLI and Cursor;"

@@ -22,6 +22,10 @@ class DatarimError(Exception):
             self.code = code
 
 
+# One class an exit code and meaning, alike on purpose: callers catch them by class
+# (natural twins, issue 20).
+
+
 class UsageError(DatarimError):
     """Bad command line: missing, unknown or repeated flag, bad environment value."""
 

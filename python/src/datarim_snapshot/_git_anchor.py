@@ -200,12 +200,19 @@ def _git_kill(pid: int) -> bytes:
 
 def _git_output_subprocess(argv: list[str], env: Mapping[str, str]) -> bytes | None:
     """git_output through subprocess, where os.posix_spawnp is missing."""
-    import subprocess
+    code, out = run_git(argv, env)
+    return out if code == 0 else None
+
+
+def run_git(argv: list[str], env: Mapping[str, str], stdin: bytes = b"") -> tuple[int, bytes]:
+    """A git command line through subprocess, fed stdin, its stderr silenced: (exit
+    code, stdout); 127 when it cannot start. GitTimeout when it runs past git_seconds()."""
+    import subprocess  # here: a command that runs no git never pays for it
 
     try:
         done = subprocess.run(
             argv,
-            stdin=subprocess.DEVNULL,
+            input=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env,
@@ -215,8 +222,8 @@ def _git_output_subprocess(argv: list[str], env: Mapping[str, str]) -> bytes | N
     except subprocess.TimeoutExpired:
         raise GitTimeout from None
     except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
+        return 127, b""
+    return done.returncode, done.stdout
 
 
 def index_large(top: str) -> bool:

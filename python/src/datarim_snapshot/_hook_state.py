@@ -57,8 +57,13 @@ def state_dir() -> str | None:
 
 def turns_pending(state: str) -> bool:
     """Some turn record exists. Costs one directory read, no import."""
+    return _holds_any(os.path.join(state, "turns"))
+
+
+def _holds_any(directory: str) -> bool:
+    """directory holds an entry (one directory read)."""
     try:
-        with os.scandir(os.path.join(state, "turns")) as entries:
+        with os.scandir(directory) as entries:
             # A dot name is a hook's own temp file (bash's glob skips those too).
             return any(not entry.name.startswith(".") for entry in entries)
     except OSError:
@@ -216,11 +221,7 @@ def clear_turn(path: str) -> None:
 
 def resume_pending(state: str) -> bool:
     """Some pending resume exists. Costs one directory read."""
-    try:
-        with os.scandir(os.path.join(state, "resume")) as entries:
-            return any(not entry.name.startswith(".") for entry in entries)
-    except OSError:
-        return False
+    return _holds_any(os.path.join(state, "resume"))
 
 
 def write_resume(state: str, session: str, output: bytes) -> bool:

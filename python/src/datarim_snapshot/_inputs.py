@@ -118,3 +118,12 @@ def read_prefix(path: str, limit: int) -> bytes:
     """At most limit bytes of path: only the part a writer may keep is ever read."""
     with open(path, "rb") as handle:
         return read_up_to(handle, limit)
+
+
+def read_tail(path: str, limit: int) -> tuple[bytes, int]:
+    """The last limit bytes of path (as `tail -c`) and the file's size; OSError
+    when it cannot be read."""
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        handle.seek(max(0, size - limit))
+        return handle.read(limit), size

@@ -181,24 +181,18 @@ class _Splice:
         return f"{brackets[0]}{inner}{self.nl}{ind}{brackets[1]}"
 
     def _handler(self, e: int, ind: str) -> str:
+        """A command hook: Copilot names its command "bash" and its timeout "timeoutSec"."""
+        command, timeout = ("bash", "timeoutSec") if self.copilot else ("command", "timeout")
         items = [
             '"type": "command"',
-            '"command": ' + _json_string(self.commands[e]),
-            f'"timeout": {self.events[e][3]}',
-        ]
-        return self._wrap("{}", items, ind)
-
-    def _copilot_hook(self, e: int, ind: str) -> str:
-        items = [
-            '"type": "command"',
-            '"bash": ' + _json_string(self.commands[e]),
-            f'"timeoutSec": {self.events[e][3]}',
+            f'"{command}": ' + _json_string(self.commands[e]),
+            f'"{timeout}": {self.events[e][3]}',
         ]
         return self._wrap("{}", items, ind)
 
     def _group(self, e: int, ind: str) -> str:
         if self.copilot:
-            return self._copilot_hook(e, ind)
+            return self._handler(e, ind)
         items = [f'"matcher": {_json_string(self.events[e][1])}'] if self.events[e][1] else []
         handler = self._handler(e, ind + self.step + self.step)
         items.append('"hooks": ' + self._wrap("[]", [handler], ind + self.step))
@@ -311,15 +305,7 @@ def splice(
     """(events added, the new file) for a file's bytes (None: no file yet).
     Raises UsageError for a command with a control character, RefusedError for
     a file that is not what the splice needs."""
-    from ._rules import utf8_scan
-
-    for command in commands:
-        try:
-            raw = command.encode("utf-8")
-        except UnicodeEncodeError:
-            raw = b"\x00"
-        if utf8_scan(raw, ctl=True, tab_ok=False):
-            raise UsageError(BAD_TEMPLATE)
+    _check_commands(commands)
     text = _load(b"{}\n" if data is None else data)
     work = _Splice(text, commands, events, copilot)
     added = work.run()
@@ -366,31 +352,25 @@ def _simple_command(template: str) -> bool:
     return True
 
 
+# The runtimes whose own variable names their folder: (that variable, the file
+# in it, the file under HOME when it is not set).
+_OWN_HOMES = {
+    "codex": ("CODEX_HOME", "hooks.json", ".codex/hooks.json"),
+    "opencode": ("XDG_CONFIG_HOME", OPENCODE_PLUGIN, ".config/" + OPENCODE_PLUGIN),
+    "copilot": ("COPILOT_HOME", "settings.json", ".copilot/settings.json"),
+}
+
+
 def default_file(runtime: str) -> str:
     home = os.environ.get("HOME", "")
-    if runtime == "codex":
-        codex = os.environ.get("CODEX_HOME", "")
-        if codex.startswith("/"):
-            return codex + "/hooks.json"
+    if runtime in _OWN_HOMES:
+        variable, name, under_home = _OWN_HOMES[runtime]
+        own = os.environ.get(variable, "")
+        if own.startswith("/"):
+            return own + "/" + name
         if home.startswith("/"):
-            return home + "/.codex/hooks.json"
-        raise UsageError("no --file given, and neither CODEX_HOME nor HOME is an absolute path")
-    if runtime == "opencode":
-        config = os.environ.get("XDG_CONFIG_HOME", "")
-        if config.startswith("/"):
-            return config + "/" + OPENCODE_PLUGIN
-        if home.startswith("/"):
-            return home + "/.config/" + OPENCODE_PLUGIN
-        raise UsageError(
-            "no --file given, and neither XDG_CONFIG_HOME nor HOME is an absolute path"
-        )
-    if runtime == "copilot":
-        copilot = os.environ.get("COPILOT_HOME", "")
-        if copilot.startswith("/"):
-            return copilot + "/settings.json"
-        if home.startswith("/"):
-            return home + "/.copilot/settings.json"
-        raise UsageError("no --file given, and neither COPILOT_HOME nor HOME is an absolute path")
+            return home + "/" + under_home
+        raise UsageError(f"no --file given, and neither {variable} nor HOME is an absolute path")
     if home.startswith("/"):
         folder = {"claude": ".claude", "gemini": ".gemini", "qwen": ".qwen"}[runtime]
         return f"{home}/{folder}/settings.json"
@@ -456,12 +436,9 @@ def install_hooks(
     return path, added
 
 
-def render_opencode_plugin(commands: list[str]) -> bytes:
-    """The opencode plugin for the three commands: text/opencode-plugin.js with
-    each "@<HOOK>@" placeholder (quotes included) replaced by its command as a
-    JSON string (which JavaScript reads as the same string)."""
+def _check_commands(commands: list[str]) -> None:
+    """UsageError for a hook command that holds a control character or is no UTF-8."""
     from ._rules import utf8_scan
-    from ._texts import text_bytes
 
     for command in commands:
         try:
@@ -470,6 +447,15 @@ def render_opencode_plugin(commands: list[str]) -> bytes:
             raw = b"\x00"
         if utf8_scan(raw, ctl=True, tab_ok=False):
             raise UsageError(BAD_TEMPLATE)
+
+
+def render_opencode_plugin(commands: list[str]) -> bytes:
+    """The opencode plugin for the three commands: text/opencode-plugin.js with
+    each "@<HOOK>@" placeholder (quotes included) replaced by its command as a
+    JSON string (which JavaScript reads as the same string)."""
+    from ._texts import text_bytes
+
+    _check_commands(commands)
     try:
         text = text_bytes("opencode-plugin.js").decode("utf-8")
     except OSError:
@@ -479,14 +465,20 @@ def render_opencode_plugin(commands: list[str]) -> bytes:
     return text.encode("utf-8")
 
 
-def _plugin(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
-    """As _merge, for the opencode plugin: nothing added when path holds it
-    already; a file holding anything but a plugin of ours is refused."""
+def _target_exists(path: str) -> bool:
+    """Whether path exists; refused when it is a symlink or no regular file."""
     if os.path.islink(path):
         raise RefusedError("--file is a symlink; pass the file it points to")
     exists = os.path.lexists(path)
     if exists and not os.path.isfile(path):
         raise RefusedError("--file is not a regular file")
+    return exists
+
+
+def _plugin(path: str, commands: list[str]) -> tuple[list[str], bytes, bool]:
+    """As _merge, for the opencode plugin: nothing added when path holds it
+    already; a file holding anything but a plugin of ours is refused."""
+    exists = _target_exists(path)
     content = render_opencode_plugin(commands)
     if exists:
         try:
@@ -508,11 +500,7 @@ def _merge(
     copilot: bool = False,
 ) -> tuple[list[str], bytes, bool]:
     """The events missing from path, the merged file, and whether path exists."""
-    if os.path.islink(path):
-        raise RefusedError("--file is a symlink; pass the file it points to")
-    exists = os.path.lexists(path)
-    if exists and not os.path.isfile(path):
-        raise RefusedError("--file is not a regular file")
+    exists = _target_exists(path)
     data = None
     if exists:
         try:

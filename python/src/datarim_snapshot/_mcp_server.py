@@ -368,6 +368,8 @@ def build_server(fixed_root: str | None) -> Any:
         else (no task named, several active) the active tasks to choose from."""
         return await tool(resume_text, ctx, task)
 
+    # A tool's parameters are its MCP schema: spelled out here as in the function it
+    # calls (natural twins of emit_stage_snapshot and session_write_text, issue 20).
     async def write_snapshot(
         task: str,
         stage: str,

@@ -20,12 +20,12 @@ import os
 
 from ._errors import UsageError
 from ._flags import parse_flags
-from ._git_anchor import GitTimeout, git_seconds
+from ._git_anchor import GitTimeout, git_seconds, run_git
 from ._records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from ._console import Console
 
@@ -58,24 +58,9 @@ def git(repo: str, *args: str, stdin: bytes = b"") -> tuple[int, bytes]:
     would point git at another repository are dropped; those that limit the
     search for one (GIT_CEILING_DIRECTORIES) are honoured. GitTimeout when it
     runs past git_seconds()."""
-    import subprocess  # here: a command that probes nothing never pays for it
-
     env = {k: v for k, v in os.environ.items() if k not in _GIT_VARIABLES}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_LITERAL_PATHSPECS="1")
-    try:
-        proc = subprocess.run(
-            ["git", "-C", repo, *args],
-            env=env,
-            input=stdin,
-            capture_output=True,
-            check=False,
-            timeout=git_seconds(),
-        )
-    except subprocess.TimeoutExpired:
-        raise GitTimeout from None
-    except OSError:
-        return 127, b""
-    return proc.returncode, proc.stdout
+    return run_git(["git", "-C", repo, *args], env, stdin)
 
 
 def _first_line(output: bytes) -> str:
@@ -105,18 +90,26 @@ def work_tree(repo: str) -> bool:
 def probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     """HEAD still the saved commit? 1 (moved) or 3 (not a git work tree, or
     git did not answer) with a banner."""
+    return _in_work_tree(
+        repo, label, f"saved HEAD {saved}", lambda: _probe_stale(repo, label, saved)
+    )
+
+
+def _in_work_tree(
+    repo: str, label: str, saved: str, probe: Callable[[], tuple[int, str]]
+) -> tuple[int, str]:
+    """probe() when repo is a git work tree; else (or when git did not answer) 3 and
+    a STALE SNAPSHOT banner that ends in (<saved>)."""
     try:
-        return _probe_stale(repo, label, saved)
+        if work_tree(repo):
+            return probe()
+        hung = False
     except GitTimeout:
-        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label, True)} (saved HEAD {saved})"
+        hung = True
+    return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label, hung)} ({saved})"
 
 
 def _probe_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
-    if not work_tree(repo):
-        return (
-            NOT_A_WORK_TREE,
-            f"STALE SNAPSHOT: {no_tree(label)} (saved HEAD {saved})",
-        )
     code, out = git(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}")
     head = _first_line(out) if code == 0 else ""
     if head and head.startswith(saved.lower()):
@@ -129,15 +122,12 @@ def probe_upstream_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
     origin/main as a rule) still the saved commit? 1 (it moved on), 5 (there is
     no such branch) or 3 (not a git work tree, or git did not answer) with a
     banner."""
-    try:
-        return _probe_upstream_stale(repo, label, saved)
-    except GitTimeout:
-        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label, True)} (saved {saved})"
+    return _in_work_tree(
+        repo, label, f"saved {saved}", lambda: _probe_upstream_stale(repo, label, saved)
+    )
 
 
 def _probe_upstream_stale(repo: str, label: str, saved: str) -> tuple[int, str]:
-    if not work_tree(repo):
-        return NOT_A_WORK_TREE, f"STALE SNAPSHOT: {no_tree(label)} (saved {saved})"
     ref = upstream_ref(repo)
     short = _short_ref(ref)
     code, out = git(repo, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}")

@@ -64,20 +64,8 @@ class SnapshotFields(Record):
     """What the validator checked, as the file's bytes, handed back so a reader
     never parses the frontmatter again (StageSnapshot is the API's str form)."""
 
-    __slots__ = (
-        "task_id",
-        "stage",
-        "command",
-        "captured_at",
-        "captured_by",
-        "recommended_next",
-        "options",
-        "size_bytes",
-        "truncated",
-        "body",
-        "data",
-        "extra",
-    )
+    # The frontmatter's fields but artifact and schema_version (constants), then the rest.
+    __slots__ = (FIELDS[0], *FIELDS[3:], "body", "data", "extra")
 
     def __init__(
         self,

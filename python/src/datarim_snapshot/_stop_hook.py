@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 
 from . import _hook_state as hook_state
+from ._inputs import read_tail
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -157,10 +158,7 @@ def read_transcript_answer(field: tuple[str, str]) -> tuple[bytes | None, str]:
     if not (os.path.isfile(path) and os.access(path, os.R_OK)):
         return None, "transcript_path is not a readable file"
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - TRANSCRIPT_TAIL))
-            tail = handle.read(TRANSCRIPT_TAIL)
+        tail, _ = read_tail(path, TRANSCRIPT_TAIL)
     except OSError:
         return None, "transcript_path is not a readable file"
     from ._hook_payload import load_payload
@@ -206,10 +204,7 @@ def read_otel_answer(state: str, context: tuple[str, str]) -> tuple[bytes | None
     if not (os.path.isfile(path) and os.access(path, os.R_OK)):
         return None, unreadable
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - OTEL_TAIL))
-            tail = handle.read(OTEL_TAIL)
+        tail, _ = read_tail(path, OTEL_TAIL)
     except OSError:
         return None, unreadable
     from ._hook_payload import load_payload

@@ -80,10 +80,7 @@ BEGIN {
         parse_document()
         text = otel_text()
         if (!OTEL_PARTS || OTEL_BAD) exit 5
-        file = ENVIRON["DR_HOOK_TEXT_FILE"]
-        printf "%s", text > file
-        if (close(file) != 0) exit 4
-        exit 0
+        write_answer(text)
     }
     exit 2
 }

@@ -223,5 +223,40 @@ dr_checker_flags() {
   printf -v "$dr_cf_done" '%s' ''
 }
 
+# dr_self_test <program> <write-fn> <check-fn> <file> <id>: a validator's
+# --self-test in a scratch root: <write-fn> <root> writes <file> (relative to
+# the root) for <id>, which <check-fn> <path> <id> <msg-var> then finds valid;
+# with a byte more, malformed (2); removed, missing (1). 0 after printing that
+# it passed; 2 after one line on stderr.
+dr_self_test() {
+  # shellcheck disable=SC2034 # <check-fn> sets msg
+  local prog=$1 write=$2 check=$3 id=$5 scratch file status=0 msg
+  scratch=$(mktemp -d 2>/dev/null) || {
+    dr_err "$prog" "self-test: cannot make a scratch directory"
+    return 2
+  }
+  file=$scratch/$4
+  {
+    "$write" "$scratch" &&
+      "$check" "$file" "$id" msg &&
+      printf 'x' >>"$file" &&
+      {
+        "$check" "$file" "$id" msg
+        [ $? -eq 2 ]
+      } &&
+      rm -f -- "$file" &&
+      {
+        "$check" "$file" "$id" msg
+        [ $? -eq 1 ]
+      }
+  } || status=2
+  rm -rf -- "$scratch" 2>/dev/null || :
+  if [ "$status" -ne 0 ]; then
+    dr_err "$prog" "self-test failed"
+    return 2
+  fi
+  printf '%s: self-test passed\n' "$prog"
+}
+
 [ -z "${_dr_aliases_datarim_flags-}" ] || shopt -s expand_aliases
 unset _dr_aliases_datarim_flags

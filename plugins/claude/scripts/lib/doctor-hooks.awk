@@ -106,9 +106,10 @@ BEGIN {
     if (ENVIRON["DR_MCP"] == "") hooks_main()
 }
 
-function hooks_main() {
-    rules_init()
-    if (read_stdin() > ENVIRON["DR_LIMIT"] + 0) { print "big"; exit 0 }
+# read_json_settings: the text read (S) parsed as one strict JSON object;
+# prints "read" when it is one, else why not ("json", "dup") and exits 0.
+# doctor-mcp.awk reads a JSON client configuration with it too.
+function read_json_settings() {
     N = length(S)
     if (!utf8_valid(S)) { print "json"; exit 0 }
     P = 1
@@ -120,6 +121,12 @@ function hooks_main() {
     if (P <= N) { print "json"; exit 0 }
     if (DUP) { print "dup"; exit 0 }
     print "read"
+}
+
+function hooks_main() {
+    rules_init()
+    if (read_stdin() > ENVIRON["DR_LIMIT"] + 0) { print "big"; exit 0 }
+    read_json_settings()
 
     # Every hooks.<event>[i].hooks[j].command string, by where it stands in
     # the file; then our plugin's enabledPlugins entries, the same way.

@@ -125,17 +125,7 @@ function mcp_main(    i) {
         print "read"
         toml_servers()
     } else {
-        N = length(S)
-        if (!utf8_valid(S)) { print "json"; exit 0 }
-        P = 1
-        skip_ws()
-        if (substr(S, P, 1) != "{") { print "json"; exit 0 }
-        # The parser exits 1 on a text that is no JSON: the caller reads that too.
-        parse_object(1, "")
-        skip_ws()
-        if (P <= N) { print "json"; exit 0 }
-        if (DUP) { print "dup"; exit 0 }
-        print "read"
+        read_json_settings()
         json_servers("mcpServers", "user")
         if (ENVIRON["DR_LOCAL"] == "1")
             json_servers("projects" SUBSEP ENVIRON["DR_PROJECT"] SUBSEP "mcpServers", "local")

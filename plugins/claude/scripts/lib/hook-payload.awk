@@ -35,6 +35,16 @@ function fail() {
 
 # read_stdin(): the standard input, read as one record (RS "\002") into S;
 # returns the number of bytes read.
+# write_answer(text): a turn's answer into ENVIRON["DR_HOOK_TEXT_FILE"] (the
+# Stop hook's readers: transcript-tail.awk, copilot-otel.awk); exits 0, or 4
+# when it cannot be written.
+function write_answer(text,    file) {
+    file = ENVIRON["DR_HOOK_TEXT_FILE"]
+    printf "%s", text > file
+    if (close(file) != 0) exit 4
+    exit 0
+}
+
 function read_stdin(    part, size) {
     RS = "\002"
     size = 0

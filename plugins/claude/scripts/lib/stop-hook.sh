@@ -138,8 +138,7 @@ stop_hook_capture() {
 # the answer from the transcript's tail (transcript-tail.awk); 1 after
 # setting <msg-var> to why not.
 stop_hook_transcript() {
-  local LC_ALL=C path=${1#s} dir=${BASH_SOURCE[0]} status=0
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  local path=${1#s}
   case $1 in s/*) ;; *)
     printf -v "$3" '%s' "no usable absolute transcript_path"
     return 1
@@ -153,15 +152,29 @@ stop_hook_transcript() {
     printf -v "$3" '%s' "transcript_path is not a readable file"
     return 1
   fi
-  tail -c 262144 -- "$path" 2>/dev/null | tr '\000\002' '\001\001' | DR_HOOK_TEXT_FILE=$2 \
-    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/transcript-tail.awk" -f "$dir/hook-payload.awk" \
+  stop_hook_answer "$path" 262144 transcript-tail.awk "$2" "$3" \
+    "no assistant entry in the last 262144 bytes of transcript_path" \
+    "the last assistant entry of transcript_path holds no usable text" \
+    "transcript_path has an entry that is not one strict JSON object"
+}
+
+# stop_hook_answer <file> <bytes> <program> <answer-file> <msg-var> <none>
+# <no-text> <not-json>: writes the answer <program> (transcript-tail.awk,
+# copilot-otel.awk: DR_OTEL_* from the caller) finds in the last <bytes> of
+# <file> to <answer-file>; 1 after setting <msg-var> to why not: <none> (no
+# entry of the turn), <no-text> (none usable), <not-json> (a bad entry).
+stop_hook_answer() {
+  local LC_ALL=C dir=${BASH_SOURCE[0]} status=0
+  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  tail -c "$2" -- "$1" 2>/dev/null | tr '\000\002' '\001\001' | DR_HOOK_TEXT_FILE=$4 \
+    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/$3" -f "$dir/hook-payload.awk" \
     2>/dev/null || status=$?
   case $status in
     0) return 0 ;;
-    2) printf -v "$3" '%s' "no assistant entry in the last 262144 bytes of transcript_path" ;;
-    5) printf -v "$3" '%s' "the last assistant entry of transcript_path holds no usable text" ;;
-    4) printf -v "$3" '%s' "cannot write a temporary file in the state directory" ;;
-    *) printf -v "$3" '%s' "transcript_path has an entry that is not one strict JSON object" ;;
+    2) printf -v "$5" '%s' "$6" ;;
+    5) printf -v "$5" '%s' "$7" ;;
+    4) printf -v "$5" '%s' "cannot write a temporary file in the state directory" ;;
+    *) printf -v "$5" '%s' "$8" ;;
   esac
   return 1
 }
@@ -171,8 +184,7 @@ stop_hook_transcript() {
 # file the operator pointed Copilot at, <state>/copilot-otel.jsonl
 # (copilot-otel.awk); 1 after setting <msg-var> to why not.
 stop_hook_otel() {
-  local LC_ALL=C file=$1/copilot-otel.jsonl context=${2#s} dir=${BASH_SOURCE[0]} status=0 trace parent
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  local LC_ALL=C file=$1/copilot-otel.jsonl context=${2#s} trace parent
   local hex='[0-9a-f]' trace_rule
   trace_rule=$hex$hex$hex$hex$hex$hex$hex$hex
   trace_rule=$trace_rule$trace_rule
@@ -201,18 +213,10 @@ stop_hook_otel() {
     printf -v "$4" '%s' "copilot-otel.jsonl in the state directory is not a readable file"
     return 1
   fi
-  tail -c 4194304 -- "$file" 2>/dev/null | tr '\000\002' '\001\001' | DR_HOOK_TEXT_FILE=$3 \
-    DR_OTEL_TRACE=$trace DR_OTEL_PARENT=$parent \
-    LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/copilot-otel.awk" -f "$dir/hook-payload.awk" \
-    2>/dev/null || status=$?
-  case $status in
-    0) return 0 ;;
-    2) printf -v "$4" '%s' "no chat span of this turn in the last 4194304 bytes of copilot-otel.jsonl" ;;
-    5) printf -v "$4" '%s' "the chat span of this turn in copilot-otel.jsonl holds no usable text" ;;
-    4) printf -v "$4" '%s' "cannot write a temporary file in the state directory" ;;
-    *) printf -v "$4" '%s' "copilot-otel.jsonl has a line of this turn that is not one strict JSON object" ;;
-  esac
-  return 1
+  DR_OTEL_TRACE=$trace DR_OTEL_PARENT=$parent stop_hook_answer "$file" 4194304 copilot-otel.awk "$3" "$4" \
+    "no chat span of this turn in the last 4194304 bytes of copilot-otel.jsonl" \
+    "the chat span of this turn in copilot-otel.jsonl holds no usable text" \
+    "copilot-otel.jsonl has a line of this turn that is not one strict JSON object"
 }
 
 # stop_hook_emit <state> <answer-file> <cwd line>: the snapshot of the turn

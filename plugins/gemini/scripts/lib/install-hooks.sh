@@ -27,6 +27,7 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_install_hooks=1 && shopt -u expand_aliases; fi
 
+# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
 _install_hooks_load() {
   local dir
   dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
@@ -209,23 +210,8 @@ install_hooks_merge() {
     install_hooks_plugin "$@"
     return $?
   fi
-  new=1
   if [ "${4:-}" = copilot ]; then shape=copilot prefix='DATARIM_HOOK_RUNTIME=copilot '; fi
-  if [ -L "$file" ]; then
-    dr_err "$prog" "--file is a symlink; pass the file it points to"
-    return 1
-  fi
-  if [ -e "$file" ]; then
-    new=0
-    if [ ! -f "$file" ]; then
-      dr_err "$prog" "--file is not a regular file"
-      return 1
-    fi
-    if [ ! -r "$file" ]; then
-      dr_err "$prog" "--file cannot be read"
-      return 1
-    fi
-  fi
+  install_hooks_target "$prog" "$file" || return 1
   dr_lib_dir_into dir
   out=$(
     if [ "$new" = 1 ]; then :; else tr '\000\002' '\001\001' <"$file" 2>/dev/null; fi |
@@ -250,29 +236,34 @@ install_hooks_merge() {
   esac
 }
 
+# install_hooks_target <program> <file>: sets new (1: no <file> yet, 0: one
+# to read and replace); 1 after reporting why <file> cannot be.
+install_hooks_target() {
+  new=1
+  if [ -L "$2" ]; then
+    dr_err "$1" "--file is a symlink; pass the file it points to"
+    return 1
+  fi
+  [ -e "$2" ] || return 0
+  new=0
+  if [ ! -f "$2" ]; then
+    dr_err "$1" "--file is not a regular file"
+    return 1
+  fi
+  if [ ! -r "$2" ]; then
+    dr_err "$1" "--file cannot be read"
+    return 1
+  fi
+}
+
 # install_hooks_plugin <program> <file> <template>: the opencode plugin for
 # <template>'s commands (opencode-plugin.awk), as install_hooks_merge sets
 # added, content and new: nothing added when <file> holds it already; a file
 # that holds anything but a plugin of ours (its first line) is refused.
 install_hooks_plugin() {
   local prog=$1 file=$2 template=$3 dir out status=0 head='' old
-  new=1
   added=''
-  if [ -L "$file" ]; then
-    dr_err "$prog" "--file is a symlink; pass the file it points to"
-    return 1
-  fi
-  if [ -e "$file" ]; then
-    new=0
-    if [ ! -f "$file" ]; then
-      dr_err "$prog" "--file is not a regular file"
-      return 1
-    fi
-    if [ ! -r "$file" ]; then
-      dr_err "$prog" "--file cannot be read"
-      return 1
-    fi
-  fi
+  install_hooks_target "$prog" "$file" || return 1
   dr_lib_dir_into dir
   out=$(DR_PLUGIN_TEMPLATE=$dir/text/opencode-plugin.js DR_PLUGIN_SESSION_START=${template//\{hook\}/session-start-hook} \
     DR_PLUGIN_PROMPT=${template//\{hook\}/prompt-hook} DR_PLUGIN_STOP=${template//\{hook\}/stop-hook} \

@@ -72,38 +72,20 @@ check_session_handoff_body() {
 
 # session_self_test: writes two blocks, checks, breaks and removes them in a scratch root.
 session_self_test() {
-  local prog=check-session-handoff scratch status=0 msg file id=SESSION-20260101-000000 i
-  scratch=$(mktemp -d 2>/dev/null) || {
-    dr_err "$prog" "self-test: cannot make a scratch directory"
-    return 2
-  }
-  file=$scratch/datarim/sessions/$id.session.md
-  printf 'SELF-0001 | in_progress\n' >"$scratch/tasks.txt"
-  printf '## Layer 1 \342\200\224 Git State\n\n## Layer 5 \342\200\224 Failed Approaches\nnone\n' >"$scratch/body.md"
-  {
+  local id=SESSION-20260101-000000
+  dr_self_test check-session-handoff session_self_test_write session_check_file \
+    "datarim/sessions/$id.session.md" "$id"
+}
+# session_self_test_write <root>: the self-test's writes: its two blocks under <root>.
+session_self_test_write() {
+  local i
+  printf 'SELF-0001 | in_progress\n' >"$1/tasks.txt" &&
+    printf '## Layer 1 \342\200\224 Git State\n\n## Layer 5 \342\200\224 Failed Approaches\nnone\n' >"$1/body.md" &&
     for i in 1 2; do
-      write_session_handoff --root "$scratch" --session "$id" --captured-by agent \
-        --recommended-next /dr-do --next-action "self-test $i" --active-tasks-file "$scratch/tasks.txt" \
-        --body-file "$scratch/body.md" --captured-at 2026-01-01T00:00:00Z >/dev/null 2>&1 || break
-    done &&
-      session_check_file "$file" "$id" msg &&
-      printf 'x' >>"$file" &&
-      {
-        session_check_file "$file" "$id" msg
-        [ $? -eq 2 ]
-      } &&
-      rm -f -- "$file" &&
-      {
-        session_check_file "$file" "$id" msg
-        [ $? -eq 1 ]
-      }
-  } || status=2
-  rm -rf -- "$scratch" 2>/dev/null || :
-  if [ "$status" -ne 0 ]; then
-    dr_err "$prog" "self-test failed"
-    return 2
-  fi
-  printf '%s: self-test passed\n' "$prog"
+      write_session_handoff --root "$1" --session SESSION-20260101-000000 --captured-by agent \
+        --recommended-next /dr-do --next-action "self-test $i" --active-tasks-file "$1/tasks.txt" \
+        --body-file "$1/body.md" --captured-at 2026-01-01T00:00:00Z >/dev/null 2>&1 || return 1
+    done
 }
 
 [ -z "${_dr_aliases_session_handoff_validator-}" ] || shopt -s expand_aliases

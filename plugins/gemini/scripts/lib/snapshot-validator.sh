@@ -167,35 +167,15 @@ check_stage_snapshot_body() {
 
 # snapshot_self_test: writes, checks and breaks a snapshot in a scratch root.
 snapshot_self_test() {
-  local prog=check-stage-snapshot scratch status=0 msg file
-  scratch=$(mktemp -d 2>/dev/null) || {
-    dr_err "$prog" "self-test: cannot make a scratch directory"
-    return 2
-  }
-  file=$scratch/datarim/snapshots/SELF-0001.snapshot.md
-  printf 'self-test body\n' >"$scratch/body.md"
-  {
-    write_stage_snapshot --root "$scratch" --task SELF-0001 --stage plan --command /dr-plan \
-      --captured-by agent --recommended-next /dr-do --body-file "$scratch/body.md" \
-      --captured-at 2026-01-01T00:00:00Z 2>/dev/null &&
-      snapshot_check_file "$file" SELF-0001 msg &&
-      printf 'x' >>"$file" &&
-      {
-        snapshot_check_file "$file" SELF-0001 msg
-        [ $? -eq 2 ]
-      } &&
-      rm -f -- "$file" &&
-      {
-        snapshot_check_file "$file" SELF-0001 msg
-        [ $? -eq 1 ]
-      }
-  } || status=2
-  rm -rf -- "$scratch" 2>/dev/null || :
-  if [ "$status" -ne 0 ]; then
-    dr_err "$prog" "self-test failed"
-    return 2
-  fi
-  printf '%s: self-test passed\n' "$prog"
+  dr_self_test check-stage-snapshot snapshot_self_test_write snapshot_check_file \
+    datarim/snapshots/SELF-0001.snapshot.md SELF-0001
+}
+# snapshot_self_test_write <root>: the self-test's writes: its snapshot under <root>.
+snapshot_self_test_write() {
+  printf 'self-test body\n' >"$1/body.md" &&
+    write_stage_snapshot --root "$1" --task SELF-0001 --stage plan --command /dr-plan \
+      --captured-by agent --recommended-next /dr-do --body-file "$1/body.md" \
+      --captured-at 2026-01-01T00:00:00Z 2>/dev/null
 }
 
 [ -z "${_dr_aliases_snapshot_validator-}" ] || shopt -s expand_aliases
