@@ -51,9 +51,8 @@ def test_the_map_names_each_command_once_with_every_field() -> None:
 
 def test_the_mapping_files_start_each_command_of_the_map() -> None:
     assert _mapping("bash") == {name: f"{{REPO}}/dev-tools/{MAP[name].script}" for name in TWINNED}
-    assert _mapping("python") == {
-        name: f"{{PYTHON}} -m datarim_snapshot {name}" for name in TWINNED
-    }
+    # The Python port is one dispatcher line: each command is the subcommand of its name.
+    assert _mapping("python") == {"*": "{PYTHON} -m datarim_snapshot {COMMAND}"}
 
 
 def test_each_command_has_its_suite_and_each_suite_a_command() -> None:

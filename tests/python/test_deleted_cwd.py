@@ -15,22 +15,34 @@ import sys
 from pathlib import Path
 
 import pytest
+from datarim_snapshot._cli import command_map
 from sample import sample_workspace
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = "TUNE-0254"
 SESSION = "SESSION-20260521-134500"
-COMMANDS = [
-    ("render-replay-prompt.sh", "replay", "--task", TASK),
-    ("render-replay-prompt.sh", "replay"),
-    ("resume-task.sh", "resume", "--task", TASK),
-    ("snapshot-list.sh", "list"),
-    ("snapshot-show.sh", "show", TASK),
-    ("check-stage-snapshot-on-exit.sh", "check", "--task", TASK),
-    ("snapshot-archive.sh", "archive", TASK),
-    ("check-session-handoff.sh", "session-check", "--session", SESSION),
-    ("session-replay.sh", "session-replay", "--latest"),
-]
+
+
+def _readers() -> list[tuple[str, ...]]:
+    """Every reader of the command map (class reader), with a task or a session
+    where its synopsis names one, then the calls that read differently: replay
+    with no task (the active one) and session-replay --latest."""
+    commands = command_map()
+    entries: list[tuple[str, ...]] = []
+    for name, entry in commands.items():
+        if entry.kind != "reader" or entry.script == "-":
+            continue
+        usage = REPO / "scripts" / "lib" / "text" / f"usage-{entry.program}.txt"
+        synopsis = usage.read_text("utf-8").split("\n", 1)[0]
+        args: tuple[str, ...] = ("--task", TASK) if "<TASK-ID>" in synopsis else ()
+        args += ("--session", SESSION) if "<SESSION-ID>" in synopsis else ()
+        entries.append((entry.script, name, *args))
+    entries.append((commands["replay"].script, "replay"))
+    entries.append((commands["session-replay"].script, "session-replay", "--latest"))
+    return entries
+
+
+COMMANDS = _readers()
 
 
 def _in_deleted(directory: Path, command: list[str]) -> tuple[int, bytes, bytes]:

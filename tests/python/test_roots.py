@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from datarim_snapshot._cli import ON_FAILURE, command_map
 from datarim_snapshot._roots import (
     CURRENT_DIRECTORY,
     GIT_TOP_LEVEL,
@@ -226,35 +227,31 @@ def test_another_owners_datarim_in_the_working_directory_is_never_read_or_writte
         "HOME": str(tmp_path / "home"),
         "GIT_CEILING_DIRECTORIES": str(tmp_path),
     }
-    if impl == "bash":
+    # Every reader of the command map (class reader or doctor), each ending as
+    # its class ends a usage error; a command whose synopsis names a task or a
+    # session gets one, so that only the root stops it.
+    commands = command_map()
+    readers = {}
+    for name, entry in commands.items():
+        if entry.kind not in ("reader", "doctor") or entry.script == "-":
+            continue
+        synopsis = (REPO / "scripts/lib/text" / f"usage-{entry.program}.txt").read_text()
+        synopsis = synopsis.split("\n", 1)[0]
+        argv = ["--task", "EVIL-0001"] if "<TASK-ID>" in synopsis else []
+        argv += ["--session", SESSION] if "<SESSION-ID>" in synopsis else []
+        readers[name] = (argv, ON_FAILURE[entry.kind][1])
+    assert {"show", "list", "resume", "session-check", "doctor"} <= set(readers)
+    hook_names = ("prompt-hook", "stop-hook", "session-start-hook")
 
-        def command(name: str) -> list[str]:
-            return [str(REPO / "dev-tools" / name)]
+    def command(name: str) -> list[str]:
+        if impl == "bash":
+            return [str(REPO / "dev-tools" / commands[name].script)]
+        return [sys.executable, "-m", "datarim_snapshot", name]
 
-        readers = {
-            "resume-task.sh": 3,
-            "snapshot-list.sh": 3,
-            "render-replay-prompt.sh": 3,
-            "check-session-handoff.sh": 3,
-            "doctor.sh": 2,
-        }
-        hooks = ("prompt-hook.sh", "stop-hook.sh", "session-start-hook.sh")
-    else:
-
-        def command(name: str) -> list[str]:
-            return [sys.executable, "-m", "datarim_snapshot", name]
-
-        readers = {"resume": 3, "list": 3, "replay": 3, "session-check": 3, "doctor": 2}
-        hooks = ("prompt-hook", "stop-hook", "session-start-hook")
-    extra = {
-        "check-session-handoff.sh": ["--session", SESSION],
-        "session-check": ["--session", SESSION],
-    }
-    for name, code in readers.items():
-        argv = command(name) + extra.get(name, [])
-        if "replay" in name or "render" in name:
-            argv += ["--task", "EVIL-0001"]
-        done = subprocess.run(argv, cwd=theirs, capture_output=True, env=env, check=False)
+    for name, (args, code) in readers.items():
+        done = subprocess.run(
+            command(name) + args, cwd=theirs, capture_output=True, env=env, check=False
+        )
         assert done.returncode == code, (name, done)
         assert done.stdout == b"", name
         assert done.stderr.count(b"\n") == 1, name
@@ -271,7 +268,7 @@ def test_another_owners_datarim_in_the_working_directory_is_never_read_or_writte
         },
         {**base, "hook_event_name": "SessionStart", "source": "clear"},
     ]
-    for name, payload in zip(hooks, payloads):
+    for name, payload in zip(hook_names, payloads):
         done = subprocess.run(
             command(name),
             cwd=theirs,

@@ -94,13 +94,10 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
             return None
         task = fresh
     else:
-        try:
-            task = pick_task(root, None)
-        except UsageError:
-            last = last_task(root)
-            if last is None:
-                return keep_pending(source, session, choice_output(root, budget))
-            task = last
+        chosen = session_task(root)
+        if chosen is None:
+            return keep_pending(source, session, choice_output(root, budget))
+        task = chosen
     # A legacy document is read no further than the budget can reach: a
     # character is at most 4 bytes, and the cut lands before the last one read.
     return keep_pending(
@@ -181,6 +178,17 @@ def copilot_output(output: bytes) -> bytes:
     if output.startswith(head) and output.endswith(b"}}\n"):
         return b"{" + output[len(head) : -2] + b"\n"
     return output
+
+
+def session_task(root: str) -> str | None:
+    """The task a SessionStart after /clear, a compaction, a resumed or forked
+    session resumes: the one active task, else the .last-task one of several
+    (last_task). None when there is none: the hook then lists the active tasks
+    to choose from. snapshot-next names the same task."""
+    try:
+        return pick_task(root, None)
+    except UsageError:
+        return last_task(root)
 
 
 def last_task(root: str) -> str | None:

@@ -87,6 +87,15 @@ session_start_last_task() {
   printf -v "$2" '%s' "$line"
 }
 
+# session_start_task <root> <out-var>: the task a SessionStart after /clear, a
+# compaction, a resumed or forked session resumes: the one active task, else
+# the .last-task one of several (session_start_last_task). 1 when there is
+# none: the hook then lists the active tasks to choose from. snapshot-next
+# names the same task.
+session_start_task() {
+  resume_pick_task session-start-hook "$1" '' "$2" quiet || session_start_last_task "$1" "$2"
+}
+
 # session_start_choice <root> <budget>: with several active tasks (the Task
 # Resolution Rule), prints the hook output that lists them, each with its
 # snapshot's stage, time and recommended command, and asks the agent to let
@@ -182,8 +191,7 @@ session_start_hook_body() {
   [ -d "$root/datarim" ] && ! dr_foreign_datarim "$root" || return 0
   if [ "$source" = new ]; then
     session_start_fresh "$root" task snapshot || return 0
-  elif ! resume_pick_task session-start-hook "$root" '' task quiet &&
-    ! session_start_last_task "$root" task; then
+  elif ! session_start_task "$root" task; then
     chosen=''
     out=$(session_start_choice "$root" "$budget" && printf .) || status=$?
   fi
