@@ -471,7 +471,7 @@ def clean_copy(dest: Path) -> Path:
     for name in filter(None, listed):
         source = REPO / name
         target = dest / name
-        if source.is_symlink():  # as git checks one out (plugins/*/dev-tools)
+        if source.is_symlink():  # as git checks one out (scripts/lib, the hook scripts)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.symlink(os.readlink(source), target)
             continue

@@ -4,8 +4,8 @@ their Agent classes, kept apart from e2ekit.py's Claude Code and Codex.
 Gemini CLI speaks generateContent to GOOGLE_GEMINI_BASE_URL, Qwen Code OpenAI
 chat completions to its provider's baseUrl: both the fake model API. Their
 hooks come from this repository's extension and plugin as an operator
-installs them (`gemini extensions install plugins/gemini`, `qwen extensions
-install <marketplace>:datarim-snapshots`), or from install-hooks.
+installs them (`gemini extensions install plugins/datarim-snapshots`, `qwen
+extensions install <marketplace>:datarim-snapshots`), or from install-hooks.
 """
 
 from __future__ import annotations
@@ -68,6 +68,14 @@ QWEN_SETTINGS = {
 QWEN_COMMAND = "Plan the task {{args}} and end with the CTA block.\n"
 
 
+def assert_installed_alone(installed: Path, extension: str) -> None:
+    """The installed copy holds the hook scripts and the scripts they load,
+    as files: it runs without the clone it came from."""
+    assert (installed / extension / "dev-tools" / "stop-hook.sh").is_file(), installed
+    assert (installed / extension / "scripts" / "lib" / "stop-hook.sh").is_file(), installed
+    assert [p for p in installed.rglob("*") if p.is_symlink()] == [], installed
+
+
 class Gemini(Agent):
     name = "gemini"
     stage_prompt = f"/dr-plan {TASK}"
@@ -88,9 +96,14 @@ class Gemini(Agent):
         python: the Python port's install-hooks into ~/.gemini/settings.json."""
         if impl == "bash":
             source = clean_copy(self.box.root / "checkout")
-            extension = source / "plugins" / "gemini"
+            extension = source / "plugins" / "datarim-snapshots"
             run = self.gemini("extensions", "install", str(extension), "--consent")
             assert 'Extension "datarim-snapshots" installed successfully' in run.stdout + run.stderr
+            # Gemini copied the folder: the scripts themselves, no link back
+            # into the clone (it keeps a link, made absolute).
+            assert_installed_alone(
+                self.box.home / ".gemini" / "extensions" / "datarim-snapshots", "."
+            )
             # 0.61.0's extension commands log the install to Google's usage
             # statistics whatever privacy.usageStatisticsEnabled says (their
             # telemetry config is built without it): the proxy refused it.
@@ -251,6 +264,11 @@ class Qwen(Agent):
             source = clean_copy(self.box.root / "checkout")
             run = self.qwen("extensions", "install", f"{source}:datarim-snapshots", "--consent")
             assert "datarim-snapshots" in run.stdout + run.stderr, str(run)
+            # Qwen copied the plugin's folder, plugins/ (it drops a link that
+            # leaves it): the extension inside, with the scripts.
+            assert_installed_alone(
+                self.box.home / ".qwen" / "extensions" / "datarim-snapshots", "datarim-snapshots"
+            )
             return
         super().install_hooks(impl)
 

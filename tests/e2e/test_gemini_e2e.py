@@ -1,5 +1,5 @@
 """Gemini CLI 0.61.0 with this repository's hooks (docs/e2e.md, issue 22):
-the extension of plugins/gemini (the bash hooks), installed as an operator
+the extension plugins/datarim-snapshots (the bash hooks), installed as an operator
 installs it, and the Python port's `install-hooks --runtime gemini`.
 
 (a) a stage turn (the /dr-plan custom command) writes the task's snapshot,

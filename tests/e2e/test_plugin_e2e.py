@@ -24,10 +24,11 @@ def test_plugin_validate_passes_on_the_repository(sandbox: Sandbox) -> None:
     output = run.stdout + run.stderr
     assert "Validating marketplace manifest" in output and "✔ Validation passed" in output, str(run)
     assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == [], str(run)
-    # ... and its plugin in plugins/claude. The one finding is of the separate
+    # ... and its plugin in plugins/. The one finding is of the separate
     # checks for Anthropic's plugin catalog, which "do not change the result":
-    # the plugin has no icon.
-    run = claude.claude("plugin", "validate", "plugins/claude", cwd=REPO)
+    # the plugin has no icon. (The Gemini extension's hooks/hooks.json is one
+    # folder down, where Claude Code does not load it: no warning of its events.)
+    run = claude.claude("plugin", "validate", "plugins", cwd=REPO)
     output = run.stdout + run.stderr
     assert "Validating plugin manifest" in output and "✔ Validation passed" in output, str(run)
     assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == ["ICON_MISSING"], str(run)
@@ -56,10 +57,10 @@ def test_plugin_hooks_capture_and_resume(sandbox: Sandbox) -> None:
     assert copied, f"no plugin.json under {cache}"
     for manifest in copied:
         root = manifest.parent.parent
-        assert (root / "dev-tools" / "stop-hook.sh").is_file()
-        assert (root / "scripts" / "lib" / "stop-hook.sh").is_file()
+        assert (root / "datarim-snapshots" / "dev-tools" / "stop-hook.sh").is_file()
+        assert (root / "datarim-snapshots" / "scripts" / "lib" / "stop-hook.sh").is_file()
         # The plugin's folder, not the repository: no tests, no .venv, no .e2e.
-        assert sorted(p.name for p in root.iterdir()) == [".claude-plugin", "dev-tools", "scripts"]
+        assert sorted(p.name for p in root.iterdir()) == [".claude-plugin", "datarim-snapshots"]
         assert not any(p.is_symlink() for p in root.rglob("*"))
 
     stage_turn(sandbox, claude)

@@ -126,11 +126,10 @@ def test_every_manifest_carries_the_version_of_version_txt() -> None:
     assert re.findall(r'^version = "([^"]*)"', in_project, re.MULTILINE) == [VERSION]
     init = (REPO / "python" / "src" / "datarim_snapshot" / "__init__.py").read_text("utf-8")
     assert re.findall(r'^__version__ = "([^"]*)"', init, re.MULTILINE) == [VERSION]
-    plugin = json.loads(
-        (REPO / "plugins" / "claude" / ".claude-plugin" / "plugin.json").read_text("utf-8")
-    )
+    plugin = json.loads((REPO / "plugins" / ".claude-plugin" / "plugin.json").read_text("utf-8"))
     assert plugin["version"] == VERSION
-    extension = json.loads((REPO / "plugins" / "gemini" / "gemini-extension.json").read_text())
+    extension_manifest = REPO / "plugins" / "datarim-snapshots" / "gemini-extension.json"
+    extension = json.loads(extension_manifest.read_text())
     assert extension["version"] == VERSION
     market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text("utf-8"))
     assert all(found == VERSION for found in _versions_in(market))

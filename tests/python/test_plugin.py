@@ -1,10 +1,20 @@
 """The repository as a Claude Code marketplace and plugin, and as a Gemini CLI
 extension (spec §9, docs/agent-runtimes.md).
 
-What `claude plugin validate` checks runs in the end-to-end suite with the real
-CLI; here, without it: the manifests, that the plugin's hooks are the ones
-install-hooks installs, run scripts that exist, and need no Python, and that
-the plugin and extension folders hold nothing but links to the hooks' scripts.
+One tree serves them all, and holds the hook scripts and scripts/lib once:
+
+    plugins/                             the Claude Code plugin (Qwen Code converts it):
+    plugins/.claude-plugin/plugin.json   its manifest
+    plugins/datarim-snapshots/           the Gemini CLI extension, and the real files:
+                                         gemini-extension.json, hooks/hooks.json,
+                                         dev-tools/<hook>.sh, scripts/lib/
+    scripts/lib, dev-tools/<hook>.sh     symlinks into plugins/datarim-snapshots
+
+What `claude plugin validate` checks, and the installs, run in the end-to-end
+suite with the real CLIs; here, without them: the manifests, that the hooks are
+the ones install-hooks installs, run scripts that exist and need no Python,
+that no installer meets a link, and that each installed folder runs a turn on
+its own.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,10 +30,12 @@ from datarim_snapshot._install_hooks import GEMINI_EVENTS, splice
 
 REPO = Path(__file__).resolve().parents[2]
 MARKETPLACE = REPO / ".claude-plugin"
-PLUGIN = REPO / "plugins" / "claude"
-EXTENSION = REPO / "plugins" / "gemini"
-COMMAND = re.compile(r'"\$\{CLAUDE_PLUGIN_ROOT\}"/dev-tools/([a-z-]+\.sh)')
+PLUGIN = REPO / "plugins"
+EXTENSION = PLUGIN / "datarim-snapshots"
+HOOKS = ("session-start-hook", "prompt-hook", "stop-hook")
+COMMAND = re.compile(r'"\$\{CLAUDE_PLUGIN_ROOT\}"/datarim-snapshots/dev-tools/([a-z-]+\.sh)')
 GEMINI_COMMAND = re.compile(r'"\$\{extensionPath\}"/dev-tools/([a-z-]+\.sh)')
+ANSWER = (REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md").read_text()
 
 
 def _load(path: Path) -> dict[str, object]:
@@ -47,7 +60,7 @@ def test_the_marketplace_lists_the_plugin_in_its_folder() -> None:
     assert entries[0]["name"] == plugin["name"]
     # Only what the hooks run is copied into the operator's plugin cache, not
     # the repository (its tests alone are thousands of files).
-    assert entries[0]["source"] == "./plugins/claude"
+    assert entries[0]["source"] == "./plugins"
 
 
 def test_the_plugin_version_is_the_packages() -> None:
@@ -59,12 +72,9 @@ def test_the_plugin_version_is_the_packages() -> None:
 
 def test_the_plugin_hooks_are_what_install_hooks_installs() -> None:
     """One definition of the three hooks: the plugin's equal install-hooks' output
-    for the template "${CLAUDE_PLUGIN_ROOT}"/dev-tools/{hook}.sh."""
-    template = '"${CLAUDE_PLUGIN_ROOT}"/dev-tools/{hook}.sh'
-    commands = [
-        template.replace("{hook}", h) for h in ("session-start-hook", "prompt-hook", "stop-hook")
-    ]
-    added, merged = splice(None, commands)
+    for the template "${CLAUDE_PLUGIN_ROOT}"/datarim-snapshots/dev-tools/{hook}.sh."""
+    template = '"${CLAUDE_PLUGIN_ROOT}"/datarim-snapshots/dev-tools/{hook}.sh'
+    added, merged = splice(None, [template.replace("{hook}", h) for h in HOOKS])
     assert added == ["SessionStart", "UserPromptSubmit", "Stop"]
     assert _json("plugin.json")["hooks"] == json.loads(merged)["hooks"]
 
@@ -77,7 +87,7 @@ def test_every_hook_command_runs_a_script_of_this_checkout_without_python() -> N
             for handler in group["hooks"]:
                 found = COMMAND.fullmatch(handler["command"])
                 assert found, handler["command"]
-                script = PLUGIN / "dev-tools" / found.group(1)
+                script = EXTENSION / "dev-tools" / found.group(1)
                 assert script.is_file() and os.access(script, os.X_OK)
                 assert b"python" not in script.read_bytes().lower()
                 # As Claude Code runs it: through a shell, the root in the environment.
@@ -92,30 +102,130 @@ def test_every_hook_command_runs_a_script_of_this_checkout_without_python() -> N
                 assert run.returncode == 0 and run.stdout.startswith(b"Usage: "), run
 
 
-HOOK_SCRIPTS = {f"dev-tools/{h}.sh" for h in ("session-start-hook", "prompt-hook", "stop-hook")}
+def _tracked_mode(path: str) -> str:
+    listed = subprocess.run(
+        ["git", "ls-files", "-s", "--", path],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    return listed.split(" ", 1)[0]
 
 
-def _files(root: Path, under: str) -> set[str]:
-    return {str(p.relative_to(root)) for p in (root / under).rglob("*") if not p.is_dir()}
+def test_the_checkouts_scripts_lib_and_hook_scripts_are_links_into_the_extension() -> None:
+    """The files live once: scripts/lib and dev-tools/<hook>.sh, which the /dr-*
+    commands, install-hooks and make install use, are tracked symlinks (mode
+    120000) to the extension's real files, relative, so any clone has them."""
+    links = {"scripts/lib": EXTENSION / "scripts" / "lib"}
+    links.update({f"dev-tools/{h}.sh": EXTENSION / "dev-tools" / f"{h}.sh" for h in HOOKS})
+    for name, real in links.items():
+        link = REPO / name
+        assert link.is_symlink() and not os.path.isabs(os.readlink(link)), name
+        assert link.resolve() == real.resolve() and not real.is_symlink(), name
+        assert _tracked_mode(name) == "120000", name
 
 
-def test_the_plugin_and_extension_folders_hold_exact_copies_of_what_the_hooks_run() -> None:
-    """plugins/claude and plugins/gemini carry the three hook scripts and all of
-    scripts/lib (what they load), copied by `make plugins`: byte for byte and
-    mode for mode the repository's, and nothing else beside the manifests.
-    (Copies: Qwen Code drops links when it installs the plugin.)"""
-    wanted = HOOK_SCRIPTS | _files(REPO, "scripts/lib")
-    for folder, manifests in (
-        (PLUGIN, {str(Path(".claude-plugin", "plugin.json"))}),
-        (EXTENSION, {"gemini-extension.json", "hooks/hooks.json"}),
-    ):
-        held = {str(p.relative_to(folder)) for p in folder.rglob("*") if not p.is_dir()}
-        assert held == wanted | manifests, f"{folder}: run make plugins"
-        for name in wanted:
-            copy, source = folder / name, REPO / name
-            assert not copy.is_symlink(), copy
-            assert copy.read_bytes() == source.read_bytes(), f"{copy} differs: run make plugins"
-            assert os.access(copy, os.X_OK) == os.access(source, os.X_OK), copy
+def test_no_installer_meets_a_link_and_claude_code_finds_no_second_hooks_file() -> None:
+    """Claude Code and Qwen Code install plugins/, Gemini CLI installs
+    plugins/datarim-snapshots. A link in either would not survive: Qwen Code
+    drops one that leaves the folder, Gemini CLI keeps it, made absolute, into
+    the clone. And Claude Code loads <plugin>/hooks/hooks.json beside
+    plugin.json's hooks: the Gemini file there would run in Claude Code, which
+    is why the extension is a folder of the plugin, not the plugin itself."""
+    assert [p for p in PLUGIN.rglob("*") if p.is_symlink()] == []
+    assert sorted(p.name for p in PLUGIN.iterdir()) == [".claude-plugin", "datarim-snapshots"]
+    assert sorted(p.name for p in (PLUGIN / ".claude-plugin").iterdir()) == ["plugin.json"]
+    held = sorted(p.name for p in EXTENSION.iterdir())
+    assert held == ["dev-tools", "gemini-extension.json", "hooks", "scripts"]
+    assert sorted(p.name for p in (EXTENSION / "hooks").iterdir()) == ["hooks.json"]
+    assert sorted(p.name for p in (EXTENSION / "dev-tools").iterdir()) == sorted(
+        f"{h}.sh" for h in HOOKS
+    )
+    assert sorted(p.name for p in (EXTENSION / "scripts").iterdir()) == ["lib"]
+
+
+def _hook(command: str, root: dict[str, str], env: dict[str, str], payload: object) -> bytes:
+    """One hook run as a CLI runs it: the command through a shell, with the
+    installed folder's path substituted (Gemini) or in the environment (Claude)."""
+    for variable, path in root.items():
+        command = command.replace("${" + variable + "}", path)
+    run = subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(payload).encode(),
+        env={**env, **root},
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert (run.returncode, run.stderr) == (0, b""), run
+    return run.stdout
+
+
+def _commands(hooks: object, events: tuple[str, str, str]) -> list[str]:
+    assert isinstance(hooks, dict)
+    return [hooks[event][0]["hooks"][0]["command"] for event in events]
+
+
+def _a_turn_then_clear(tmp_path: Path, commands: list[str], root: dict[str, str]) -> None:
+    """A stage turn (prompt hook, Stop hook) writes the snapshot; SessionStart
+    after /clear hands back its replay; the hooks logged no failure."""
+    ws = tmp_path / "ws"
+    (ws / "datarim").mkdir(parents=True)
+    (ws / "datarim" / "activeContext.md").write_text(
+        "# Active context\n\n## Active Tasks\n\n- **TUNE-0032** — a task (Level 3, in_progress)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"), "LC_ALL": "C.UTF-8"}
+    base = {"session_id": "3f2a-9c", "transcript_path": "/nowhere.jsonl", "cwd": str(ws)}
+    start, prompt, stop = commands
+    out = _hook(
+        prompt,
+        root,
+        env,
+        {**base, "hook_event_name": "UserPromptSubmit", "prompt": "/dr-plan TUNE-0032"},
+    )
+    assert out == b""
+    out = _hook(
+        stop,
+        root,
+        env,
+        {
+            **base,
+            "hook_event_name": "Stop",
+            "stop_hook_active": False,
+            "last_assistant_message": ANSWER,
+        },
+    )
+    assert out == b""
+    snapshot = (ws / "datarim" / "snapshots" / "TUNE-0032.snapshot.md").read_text()
+    assert "stage: plan\ncommand: /dr-plan\n" in snapshot and snapshot.endswith(ANSWER)
+    out = _hook(start, root, env, {**base, "hook_event_name": "SessionStart", "source": "clear"})
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "TUNE-0032 resumes from its plan snapshot" in context
+    assert not (tmp_path / "home" / ".local" / "state" / "datarim" / "hooks.log").exists()
+
+
+def test_the_claude_code_plugin_folder_runs_a_turn_on_its_own(tmp_path: Path) -> None:
+    """plugins/ copied alone, as Claude Code copies it into its cache (and Qwen
+    Code into its extensions): every file the hooks load is in it."""
+    installed = tmp_path / "cache" / "datarim-snapshots"
+    shutil.copytree(PLUGIN, installed, symlinks=True)
+    events = ("SessionStart", "UserPromptSubmit", "Stop")
+    commands = _commands(_json("plugin.json")["hooks"], events)
+    _a_turn_then_clear(tmp_path, commands, {"CLAUDE_PLUGIN_ROOT": str(installed)})
+
+
+def test_the_gemini_extension_folder_runs_a_turn_on_its_own(tmp_path: Path) -> None:
+    """plugins/datarim-snapshots copied alone, as `gemini extensions install`
+    copies it: its hooks.json's commands find every file they load. (The
+    payloads are Claude Code's: what is checked is the folder, not Gemini's
+    dialect, which the corpus and the end-to-end suite cover.)"""
+    installed = tmp_path / "extensions" / "datarim-snapshots"
+    shutil.copytree(EXTENSION, installed, symlinks=True)
+    hooks = _load(EXTENSION / "hooks" / "hooks.json")["hooks"]
+    commands = _commands(hooks, ("SessionStart", "BeforeAgent", "AfterAgent"))
+    _a_turn_then_clear(tmp_path, commands, {"extensionPath": str(installed)})
 
 
 def test_the_gemini_extension_wires_the_three_hooks() -> None:
