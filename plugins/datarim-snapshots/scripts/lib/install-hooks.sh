@@ -51,10 +51,14 @@ install_hooks_quote() {
 }
 
 # install_hooks_default_template <out-var>: this suite's hooks, <dev-tools>/{hook}.sh.
+# The dev-tools beside the scripts/ this library was loaded through: in a
+# checkout, scripts/lib is a link into plugins/ and its ../.. is taken as
+# written (cd -L), so the hooks are the checkout's dev-tools/{hook}.sh; the
+# path then made physical.
 install_hooks_default_template() {
   local dir tools
   dr_lib_dir_into dir
-  tools=$(cd -P -- "$dir/../../dev-tools" 2>/dev/null && printf '%s' "$PWD") || tools=$dir/../../dev-tools
+  tools=$(cd -L -- "$dir/../../dev-tools" 2>/dev/null && pwd -P) || tools=$dir/../../dev-tools
   install_hooks_quote "$tools" tools
   printf -v "$1" '%s' "$tools/{hook}.sh"
 }

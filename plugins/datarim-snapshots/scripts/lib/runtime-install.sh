@@ -52,13 +52,15 @@ runtime_install_say() {
 # runtime_install_payload <source> <out-var>: the suite's paths, relative to
 # <source>, one per line: every file of scripts/lib and scripts/lib/text, then
 # dev-tools/*.sh (the demos aside), so that a /dr-* command run
-# meanwhile finds the libraries of the entry points it calls.
+# meanwhile finds the libraries of the entry points it calls. In a checkout
+# scripts/lib and the hook scripts are links into plugins/: what they point
+# at is copied (cp follows them), never a link.
 runtime_install_payload() {
   # The demos play in a throw-away workspace of this repository; a runtime needs none.
   local skip=' demo.sh demo-resume.sh '
   local path name list=''
   for path in "$1"/scripts/lib/* "$1"/scripts/lib/text/* "$1"/dev-tools/*.sh; do
-    [ -f "$path" ] && [ ! -L "$path" ] || continue
+    [ -f "$path" ] || continue
     name=${path##*/}
     case $path in "$1"/dev-tools/*) case $skip in *" $name "*) continue ;; esac ;; esac
     list=$list${path#"$1"/}$'\n'
