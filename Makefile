@@ -7,7 +7,7 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 VENV_PATH := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
 .PHONY: all test test-full suites lint bats bats-busybox pytest pytest-corpus pytest-rest \
-	demo bench bench-load fuzz stress venv clean install restore e2e test-netfs plugins
+	demo bench bench-load fuzz stress venv clean install restore e2e test-netfs
 
 all: test
 
@@ -86,19 +86,6 @@ $(E2E_STAMP): tests/e2e/package.json tests/e2e/package-lock.json
 
 e2e: $(STAMP) $(E2E_STAMP)
 	$(PYTEST) tests/e2e
-
-## make plugins: refreshes the hooks' copies in plugins/claude (the Claude Code
-## plugin, which Qwen Code converts) and plugins/gemini (the Gemini CLI
-## extension): the three hook scripts and scripts/lib. Copies, not links: Qwen
-## Code drops links when it installs. tests/python/test_plugin.py fails while
-## a copy differs.
-PLUGIN_HOOKS := dev-tools/session-start-hook.sh dev-tools/prompt-hook.sh dev-tools/stop-hook.sh
-plugins:
-	for p in plugins/claude plugins/gemini; do \
-	  rm -rf $$p/dev-tools $$p/scripts && mkdir -p $$p/dev-tools $$p/scripts/lib/text && \
-	  cp -p $(PLUGIN_HOOKS) $$p/dev-tools/ && cp -p scripts/lib/*.* $$p/scripts/lib/ && \
-	  cp -p scripts/lib/text/* $$p/scripts/lib/text/ || exit 1; \
-	done
 
 ## make demo: snapshots for a sample task in a throw-away workspace, then a
 ## write -> /clear -> resume round trip through the SessionStart hook.
