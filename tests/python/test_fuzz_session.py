@@ -559,7 +559,9 @@ def test_fuzz_flag_values_through_both_session_writers(
     argv, tasks, body = call
     results = []
     for impl in ("bash", "python"):
-        base = tmp_path / impl
+        # One path for both: a value naming a file of it ("{IN}/body") may be
+        # written into the snapshot, whose bytes (and size_bytes) must then agree.
+        base = tmp_path / "sandbox"
         shutil.rmtree(base, ignore_errors=True)
         cwd = _sandbox(base, tasks, body, old)
         before = tree_state(base)

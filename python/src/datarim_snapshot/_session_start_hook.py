@@ -83,7 +83,7 @@ def session_start(argv: Sequence[str], stdin: Any) -> bytes | None:
     if not cwd.startswith("/") or not os.path.isdir(cwd):
         return None
     from ._roots import discover_root, foreign_datarim
-    from ._snapshot_resume import pick_task, resume_output
+    from ._snapshot_resume import resume_output
 
     root = discover_root(cwd).path
     if not os.path.isdir(os.path.join(root, "datarim")) or foreign_datarim(root):
@@ -185,6 +185,8 @@ def session_task(root: str) -> str | None:
     session resumes: the one active task, else the .last-task one of several
     (last_task). None when there is none: the hook then lists the active tasks
     to choose from. snapshot-next names the same task."""
+    from ._snapshot_resume import pick_task
+
     try:
         return pick_task(root, None)
     except UsageError:
