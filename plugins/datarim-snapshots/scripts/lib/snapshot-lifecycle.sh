@@ -64,12 +64,7 @@ lifecycle_show_main_body() {
   lifecycle_task_arg "$prog" task "$opt_task" || return 3
   dr_reader_root "$prog" "$opt_root" root || return 3
   rel=datarim/snapshots/$task.snapshot.md
-  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
-  snapshot_read_file "$root/$rel" "$task" msg snapshot || status=$?
-  if [ "$status" -ne 0 ]; then
-    dr_err "$prog" "$rel $msg"
-    return "$status"
-  fi
+  snapshot_read_task "$prog" "$root" "$task" snapshot || return
   if [ -z "$opt_json" ]; then
     # A terminal shows it: escape sequences and other controls of the body as '?'.
     snapshot_field "$snapshot" text field

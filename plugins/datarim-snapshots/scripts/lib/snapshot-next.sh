@@ -28,7 +28,7 @@ unset -f _snapshot_next_load
 # snapshot_next_main: snapshot-next's command line (see the top).
 snapshot_next_main() { dr_call snapshot_next_main_body "$@"; } # with our shell options
 snapshot_next_main_body() {
-  local prog=snapshot-next status=0 finished root task='' rel msg snapshot='' next
+  local prog=snapshot-next status=0 finished root task='' snapshot='' next
   local opt_task='' opt_root=''
   dr_reader_flags "$prog" 3 finished "--task= @--task --root=" "" "$@" || status=$?
   [ -z "$finished" ] || return "$status"
@@ -39,13 +39,7 @@ snapshot_next_main_body() {
   if [ -z "$task" ] && ! session_start_task "$root" task && ! resume_pick_task "$prog" "$root" '' task; then
     return 1
   fi
-  rel=datarim/snapshots/$task.snapshot.md
-  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
-  snapshot_read_file "$root/$rel" "$task" msg snapshot || status=$?
-  if [ "$status" -ne 0 ]; then
-    dr_err "$prog" "$rel $msg"
-    return "$status"
-  fi
+  snapshot_read_task "$prog" "$root" "$task" snapshot || return
   # Printed as it stands: the validator refuses a recommended_next that holds
   # a control character (spec §3), as replay --hint prints it.
   snapshot_field "$snapshot" recommended_next next

@@ -39,6 +39,20 @@ snapshot_read_file() {
   snapshot_judge_file "$1" "$2" "$3" "${5:-}" "$4"
 }
 
+# snapshot_read_task <program> <root> <task-id> <record-var>: the task's
+# validated snapshot under a resolved root into <record-var> (as
+# snapshot_read_file), for a reader that shows it (show, next); Python's
+# read_snapshot. A symlinked datarim/snapshots is refused (2, said by
+# dr_refuse_symlinked of datarim-roots.sh, which the caller has loaded); a
+# missing (1) or invalid (2) file is said as "<program>: <path> <rule>".
+snapshot_read_task() {
+  local rel=datarim/snapshots/$3.snapshot.md msg status=0
+  dr_refuse_symlinked "$1" "$2" snapshots || return 2
+  snapshot_read_file "$2/$rel" "$3" msg "$4" || status=$?
+  [ "$status" -eq 0 ] || dr_err "$1" "$rel $msg"
+  return "$status"
+}
+
 # snapshot_judge_file <file> <task-id> <msg-var> <extra-keys> <record-var-or-empty>
 snapshot_judge_file() {
   local LC_ALL=C dir out status=0 file_text file_len file_nul emit=''
