@@ -115,12 +115,31 @@ conformance_suite_argv() {
     return 1
   fi
   read -r -a words <<<"$template"
+  if [[ $template == *'{ENTRY}'* ]]; then conformance_entry_point "$command" || return 1; fi
   ARGV=()
   for word in "${words[@]}"; do
+    word=${word//\{ENTRY\}/$ENTRY}
     word=${word//\{REPO\}/$CONFORMANCE_REPO}
     word=${word//\{PYTHON\}/${CONFORMANCE_PYTHON:-python3}}
     ARGV+=("${word//\{COMMAND\}/$command}")
   done
+}
+
+# conformance_entry_point <command>: ENTRY=the command's entry point in the command
+# map (scripts/lib/text/commands.txt, docs/commands.md), which {ENTRY} stands for.
+conformance_entry_point() {
+  local line name entry
+  conformance_lines "$CONFORMANCE_REPO/scripts/lib/text/commands.txt"
+  for line in ${FILE_LINES[@]+"${FILE_LINES[@]}"}; do
+    [ "${line#\#}" = "$line" ] || continue
+    IFS=$'| \t' read -r name entry _ <<<"$line"
+    if [ "$name" = "$1" ] && [ -n "$entry" ] && [ "$entry" != - ]; then
+      ENTRY=$entry
+      return 0
+    fi
+  done
+  echo "commands.txt: no entry point for '$1'"
+  return 1
 }
 
 # conformance_tree <sandbox> <case>: prints the expect/tree manifest of the sandbox

@@ -54,6 +54,18 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 RUN_TIMEOUT = 60
 # The dispatcher a mapping names for an old-form SUITE's python= line.
 PYTHON_DISPATCHER = "{PYTHON} -m datarim_snapshot"
+# The command map (docs/commands.md): {ENTRY} in a template is the command's entry
+# point there, so bash.map is one line and a new command needs none.
+COMMAND_MAP = REPO / "scripts" / "lib" / "text" / "commands.txt"
+
+
+def entry_point(command: str) -> str:
+    """The command map's entry point for <command> ({ENTRY}); LookupError if none."""
+    for line in _lines(COMMAND_MAP):
+        fields = [part.strip() for part in line.split("|")]
+        if not line.startswith("#") and fields[0] == command and fields[1:2] != ["-"]:
+            return fields[1]
+    raise LookupError(f"{COMMAND_MAP.name}: no entry point for {command!r}")
 
 
 @dataclass
@@ -91,11 +103,15 @@ class Implementation:
         template = self.template(suite)
         if template is None:
             raise LookupError(f"{self.name}: no command for {suite.command!r}")
+        words = template.split()
+        if "{ENTRY}" in template:
+            entry = entry_point(suite.command)
+            words = [word.replace("{ENTRY}", entry) for word in words]
         return [
             word.replace("{REPO}", str(REPO))
             .replace("{PYTHON}", sys.executable)
             .replace("{COMMAND}", suite.command)
-            for word in template.split()
+            for word in words
         ]
 
 
@@ -243,8 +259,14 @@ def corpus_problems() -> list[str]:
         if not NAME.fullmatch(suite.command):
             problems.append(f"{suite.name}/SUITE: {suite.command!r} is no command name")
         for impl in maps:
-            if impl.template(suite) is None:
+            template = impl.template(suite)
+            if template is None:
                 problems.append(f"{suite.name}: impl/{impl.name}.map has no {suite.command!r}")
+            elif "{ENTRY}" in template:
+                try:
+                    entry_point(suite.command)
+                except LookupError as error:
+                    problems.append(f"{suite.name}: impl/{impl.name}.map: {error}")
         for entry in directory.iterdir():
             if entry.name != "SUITE" and not entry.is_dir():
                 problems.append(f"{suite.name}: unknown entry {entry.name}")

@@ -181,6 +181,23 @@ def test_the_bash_runner_reads_the_same_mapping_words() -> None:
         assert got == want, impl
 
 
+def test_entry_stands_for_the_command_maps_entry_point_in_both_runners() -> None:
+    """{ENTRY}: a command the map gives an entry point runs it; one without (mcp, the
+    Python port's alone) or unknown is a one-line error in both runners, not a guess."""
+    bash = implementation("bash")
+    assert bash.argv(Suite("next", "next")) == [str(REPO / "dev-tools" / "snapshot-next.sh")]
+    script = 'for c in "$@"; do conformance_entry_point "$c" && echo "$ENTRY"; done; :'
+    got = _bash_runner(script, "next", "mcp", "no-such-command")
+    assert got == (
+        b"snapshot-next.sh\n"
+        b"commands.txt: no entry point for 'mcp'\n"
+        b"commands.txt: no entry point for 'no-such-command'\n"
+    )
+    for command in ("mcp", "no-such-command"):
+        with pytest.raises(LookupError, match=f"commands.txt: no entry point for '{command}'"):
+            bash.argv(Suite(command, command))
+
+
 def test_a_third_implementation_plugs_in_as_one_dispatcher_command() -> None:
     """`conformance.py run --command TEMPLATE`: the Python port as a stranger would plug it
     in (one dispatcher, {COMMAND} the logical command), over a spread of the corpus."""
