@@ -7,7 +7,7 @@ PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 VENV_PATH := PATH="$(CURDIR)/$(VENV)/bin:$$PATH"
 
 .PHONY: all test test-full suites lint bats bats-busybox pytest pytest-corpus pytest-rest \
-	demo bench bench-load fuzz stress venv clean install restore e2e test-netfs
+	demo bench bench-load fuzz stress venv clean install restore e2e test-netfs docs
 
 all: test
 
@@ -55,6 +55,13 @@ test-netfs: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV_PATH) tests/tools/lint.sh
+
+## make docs: the pages written from the code (the API reference from the
+## docstrings, the tables of the commands from the command map); the tests
+## fail while either is stale.
+docs: $(STAMP)
+	$(PY) tests/tools/api_reference.py
+	$(PY) tests/tools/command_docs.py
 
 bats: $(STAMP)
 	$(VENV)/bin/bats tests/bats

@@ -11,12 +11,17 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import sys
 from pathlib import Path
 
+import conformance
 import pytest
 from datarim_snapshot import _cli as cli
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "tools"))
+import command_docs  # noqa: E402 (found through the path set above)
+
 CONFORMANCE = REPO / "tests" / "conformance"
 MAP = cli.command_map()
 NAMES = list(MAP)
@@ -50,9 +55,14 @@ def test_the_map_names_each_command_once_with_every_field() -> None:
 
 
 def test_the_mapping_files_start_each_command_of_the_map() -> None:
-    assert _mapping("bash") == {name: f"{{REPO}}/dev-tools/{MAP[name].script}" for name in TWINNED}
-    # The Python port is one dispatcher line: each command is the subcommand of its name.
+    # One dispatcher line each, so a new command needs neither: bash runs the entry
+    # point the map names, Python the subcommand of the command's name.
+    assert _mapping("bash") == {"*": "{REPO}/dev-tools/{ENTRY}"}
     assert _mapping("python") == {"*": "{PYTHON} -m datarim_snapshot {COMMAND}"}
+    bash = conformance.implementation("bash")
+    for name in TWINNED:
+        suite = conformance.Suite(name, name)
+        assert bash.argv(suite) == [str(REPO / "dev-tools" / MAP[name].script)]
 
 
 def test_each_command_has_its_suite_and_each_suite_a_command() -> None:
@@ -86,10 +96,22 @@ def test_the_usage_text_of_the_program_exists_and_names_it(name: str) -> None:
     assert usage.read_text("utf-8").startswith("Usage: ")
 
 
-def test_the_readme_lists_each_entry_point_with_its_subcommand() -> None:
+def test_the_docs_tables_of_the_commands_are_the_maps() -> None:
+    """The README's table and the spec's class cells are written from the map (make
+    docs), so a new command's row is its line in the map."""
     readme = (REPO / "README.md").read_text("utf-8")
+    spec = (REPO / "docs" / "spec.md").read_text("utf-8")
+    assert command_docs.readme(readme, MAP) == readme, "README.md is stale: make docs"
+    assert command_docs.spec(spec, MAP) == spec, "docs/spec.md is stale: make docs"
     rows = dict(re.findall(r"^\| `([a-z-]+\.sh)` \| `([a-z-]+)` \|", readme, re.MULTILINE))
     assert rows == {MAP[name].script: name for name in TWINNED}
+
+
+def test_the_docs_generator_rewrites_a_stale_row() -> None:
+    readme = (REPO / "README.md").read_text("utf-8")
+    stale = readme.replace(MAP["next"].what, "an older description", 1)
+    assert stale != readme
+    assert command_docs.readme(stale, MAP) == readme
 
 
 def test_the_spec_class_table_lists_each_command_under_its_class() -> None:

@@ -38,10 +38,12 @@ class Command:
 
     __slots__ = (
         "name", "script", "bash_function", "module", "function", "program", "kind", "failing",
+        "what",
     )  # fmt: skip
 
     def __init__(self, fields: list[str]) -> None:
-        self.name, self.script, self.bash_function, target, self.program, self.kind = fields
+        (self.name, self.script, self.bash_function, target, self.program, self.kind,
+         self.what) = fields  # fmt: skip
         self.module, _, self.function = target.partition(".")
         self.failing = ON_FAILURE[self.kind]
 
@@ -52,7 +54,7 @@ def command_map() -> dict[str, Command]:
     commands = {}
     for line in text_bytes("commands.txt").decode("utf-8").splitlines():
         if line and not line.startswith("#"):
-            command = Command([field.strip() for field in line.split("|")])
+            command = Command([field.strip() for field in line.split("|", 6)])
             commands[command.name] = command
     return commands
 
