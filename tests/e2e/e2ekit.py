@@ -1,6 +1,10 @@
-"""The end-to-end suite's kit (docs/e2e.md): the real Claude Code and Codex
-CLIs, installed by `make e2e` into .e2e/, run against the fake model API of
-fake_model_api.py, each in a fresh HOME with a datarim knowledge base.
+"""The end-to-end suite's kit (docs/e2e.md): the real agent CLIs, installed
+by `make e2e` into .e2e/, run against the fake model API of fake_model_api.py,
+each in a fresh HOME with a datarim knowledge base. The Agent class is what
+every CLI's tests use (Claude Code's and Codex's here, Gemini CLI's and Qwen
+Code's in gemini_qwen_kit.py, GitHub Copilot CLI's and opencode's in
+copilot_opencode_kit.py), with the scenarios they share: the stage turn and
+its snapshot, the replay handed over.
 
 Nothing here reaches the network: the model API is a loopback socket, and the
 CLIs' HTTPS proxy is the same socket, which refuses whatever else they try
@@ -18,10 +22,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from fake_model_api import FakeModelAPI, Request
@@ -270,15 +274,34 @@ def knowledge_base(ws: Path) -> None:
 
 
 class Agent:
-    """One CLI in a sandbox; its turns as the operator types them."""
+    """One CLI in a sandbox; its turns as the operator types them. The tests
+    that every CLI passes (test_hooks_e2e.py) see a CLI only through this."""
 
     name = ""
-    stage_prompt = ""
+    # The operator's /dr-plan TUNE-0032 as typed into the CLI.
+    stage_prompt = f"/dr-plan {TASK}"
+    # A text the model gets only when the CLI took the stage prompt as the
+    # operator meant it (a command's or skill's text, expanded).
+    command_text = ""
+    # The CLI's npm package (tests/e2e/package.json) and how its --version
+    # prints that version.
+    package = ""
+    version_line = "{}"
     # What install-hooks says it added for this CLI.
     hooks_added = "install-hooks: added the SessionStart, UserPromptSubmit and Stop hooks"
 
     def __init__(self, box: Sandbox) -> None:
         self.box = box
+        for relative, text in self.home_files().items():
+            path = box.home / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+    def home_files(self) -> dict[str, str]:
+        """The CLI's configuration, written under the sandbox's HOME: the
+        fake model as its provider, nothing else reached, and the framework's
+        /dr-plan (path relative to HOME: text)."""
+        return {}
 
     def install_hooks(self, impl: str) -> None:
         """The hooks of one implementation, through its own install-hooks."""
@@ -295,11 +318,38 @@ class Agent:
     def cli_env(self) -> dict[str, str]:
         raise NotImplementedError
 
-    def turn(self, prompt: str, reply: str) -> Run:
+    def cli(self, *args: str, cwd: Path | None = None) -> Run:
+        """One run of the CLI in the sandbox; it must succeed."""
+        return self.box.run([str(NODE_BIN / self.name), *args], self.cli_env(), cwd)
+
+    def turn_args(self, prompt: str) -> list[str]:
+        """The arguments of a one-prompt run in a new session."""
         raise NotImplementedError
 
-    def resume(self, prompt: str, reply: str) -> Run:
+    def resume_args(self, prompt: str) -> list[str]:
+        """The arguments of a one-prompt run in the last session, resumed."""
         raise NotImplementedError
+
+    def turn(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.cli(*self.turn_args(prompt))
+
+    def resume(self, prompt: str, reply: str) -> Run:
+        self.box.api.reply = reply
+        return self.cli(*self.resume_args(prompt))
+
+    def assert_answered(self, run: Run, reply: str) -> None:
+        """The run printed the model's answer."""
+        assert run.stdout.strip() == reply.strip(), str(run)
+
+    def own_request(self, run: Run) -> Request:
+        """The run's model request for the turn itself (some CLIs ask the model
+        other things too): by default the last."""
+        assert run.requests, f"{self.name} never asked the model\n{run}"
+        return run.requests[-1]
+
+    def version(self) -> str:
+        return self.cli("--version").stdout.strip()
 
     def context_of(self, request: Request) -> list[str]:
         """Every text the model was given in the request."""
@@ -315,15 +365,22 @@ class Agent:
         raise NotImplementedError
 
 
+A = TypeVar("A", bound=Agent)
+
+
+def with_hooks(agent: A, impl: str) -> A:
+    agent.install_hooks(impl)
+    return agent
+
+
 class Claude(Agent):
     name = "claude"
-    stage_prompt = f"/dr-plan {TASK}"
+    command_text = "<command-name>/dr-plan</command-name>"
+    package = "@anthropic-ai/claude-code"
+    version_line = "{} (Claude Code)"
 
-    def __init__(self, box: Sandbox) -> None:
-        super().__init__(box)
-        commands = box.home / ".claude" / "commands"
-        commands.mkdir(parents=True)
-        (commands / "dr-plan.md").write_text(CLAUDE_COMMAND)
+    def home_files(self) -> dict[str, str]:
+        return {".claude/commands/dr-plan.md": CLAUDE_COMMAND}
 
     def cli_env(self) -> dict[str, str]:
         return {
@@ -346,68 +403,54 @@ class Claude(Agent):
             if text.startswith("SessionStart hook additional context: ")
         ]
 
-    def claude(self, *args: str, cwd: Path | None = None) -> Run:
-        return self.box.run([str(NODE_BIN / "claude"), *args], self.cli_env(), cwd)
+    def turn_args(self, prompt: str) -> list[str]:
+        return ["-p", prompt]
 
-    def turn(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.claude("-p", prompt)
+    def resume_args(self, prompt: str) -> list[str]:
+        return ["-p", "--continue", prompt]
 
-    def resume(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.claude("-p", "--continue", prompt)
+
+# `codex exec` runs the hooks without their trust step, outside a git repository.
+CODEX_EXEC_FLAGS = ["--dangerously-bypass-hook-trust", "--skip-git-repo-check"]
 
 
 class Codex(Agent):
     name = "codex"
     stage_prompt = f"$dr-plan {TASK}"
+    command_text = "Plan the task named after the mention"
+    package = "@openai/codex"
+    version_line = "codex-cli {}"
 
-    def __init__(self, box: Sandbox) -> None:
-        super().__init__(box)
-        box.codex_home.mkdir()
-        (box.codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=box.api.url))
-        skill = box.codex_home / "skills" / "dr-plan"
-        skill.mkdir(parents=True)
-        (skill / "SKILL.md").write_text(CODEX_SKILL)
+    def home_files(self) -> dict[str, str]:
+        return {
+            ".codex/config.toml": CODEX_CONFIG.format(url=self.box.api.url),
+            ".codex/skills/dr-plan/SKILL.md": CODEX_SKILL,
+        }
 
     def cli_env(self) -> dict[str, str]:
         return {"CODEX_HOME": str(self.box.codex_home), "DATARIM_E2E_API_KEY": "sk-fake"}
 
     def hook_context(self, request: Request) -> list[str]:
         # A developer message of the Responses input.
-        items = request.body.get("input", []) if isinstance(request.body, dict) else []
-        return [
-            text
-            for item in items
-            if isinstance(item, dict) and item.get("role") == "developer"
-            for text in _strings(item.get("content"))
-        ]
+        return role_texts(request, "input", "developer")
 
-    def codex(self, *args: str) -> Run:
-        return self.box.run([str(NODE_BIN / "codex"), *args], self.cli_env())
+    def turn_args(self, prompt: str) -> list[str]:
+        return ["exec", *CODEX_EXEC_FLAGS, prompt]
 
-    def turn(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.codex(
-            "exec",
-            "--dangerously-bypass-hook-trust",
-            "--skip-git-repo-check",
-            prompt,
-        )
-
-    def resume(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.codex(
-            "exec",
-            "resume",
-            "--last",
-            "--dangerously-bypass-hook-trust",
-            "--skip-git-repo-check",
-            prompt,
-        )
+    def resume_args(self, prompt: str) -> list[str]:
+        return ["exec", "resume", "--last", *CODEX_EXEC_FLAGS, prompt]
 
 
-AGENTS: dict[str, type[Agent]] = {"claude": Claude, "codex": Codex}
+def role_texts(request: Request, key: str, role: str) -> list[str]:
+    """The texts of the messages of that role in the request body's `key` list
+    (chat completions' messages, the Responses API's input)."""
+    items = (request.body.get(key) or []) if isinstance(request.body, dict) else []
+    return [
+        text
+        for item in items
+        if isinstance(item, dict) and item.get("role") == role
+        for text in _strings(item.get("content"))
+    ]
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -480,3 +523,96 @@ def clean_copy(dest: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
     return dest
+
+
+def stage_turn(agent: Agent) -> Run:
+    """The operator's /dr-plan TUNE-0032 (Codex: `$dr-plan TUNE-0032`),
+    answered with the stage answer; the CLI took it as a command (its text
+    reached the model)."""
+    run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
+    agent.assert_answered(run, STAGE_ANSWER)
+    assert any(agent.command_text in text for text in agent.context_of(agent.own_request(run))), (
+        f"the model never got {agent.stage_prompt!r} as a command"
+    )
+    return run
+
+
+def assert_stage_snapshot(sandbox: Sandbox, agent: Agent) -> bytes:
+    """The snapshot of the stage turn: valid, and what emit makes of the answer."""
+    assert sandbox.snapshot.is_file(), f"no {sandbox.snapshot}"
+    check = subprocess.run(
+        [
+            str(REPO / "dev-tools" / "check-stage-snapshot-on-exit.sh"),
+            "--task",
+            TASK,
+            "--root",
+            str(sandbox.ws),
+            "--validate-frontmatter",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert check.returncode == 0, check.stderr
+    text = sandbox.snapshot.read_text()
+    fields = frontmatter(text)
+    assert fields["task_id"] == TASK
+    assert fields["stage"] == "plan"
+    assert fields["command"] == "/dr-plan"
+    assert fields["captured_by"] == "agent"
+    assert fields["recommended_next"] == "/dr-design"
+    assert fields["truncated"] == "false"
+    # Byte for byte what emit-stage-snapshot writes from the answer as the CLI
+    # hands it to the Stop hook.
+    reference = sandbox.root / "reference"
+    knowledge_base(reference)
+    answer = sandbox.root / "answer.md"
+    answer.write_text(agent.delivered(STAGE_ANSWER))
+    emit = subprocess.run(
+        [
+            str(REPO / "dev-tools" / "emit-stage-snapshot.sh"),
+            "--root",
+            str(reference),
+            "--task",
+            TASK,
+            "--stage",
+            "plan",
+            "--command",
+            "/dr-plan",
+            "--response-file",
+            str(answer),
+            "--captured-by",
+            "agent",
+            "--captured-at",
+            fields["captured_at"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert emit.returncode == 0, emit.stderr
+    expected = (reference / "datarim" / "snapshots" / f"{TASK}.snapshot.md").read_text()
+    assert text == expected
+    return sandbox.snapshot.read_bytes()
+
+
+def after_the_stage_turn(agent: Agent) -> str:
+    """The stage turn, its snapshot checked; the replay prompt it leaves."""
+    stage_turn(agent)
+    assert_stage_snapshot(agent.box, agent)
+    return resume_text(agent.box.ws)
+
+
+def assert_carries_the_replay(texts: list[str], replay: str, what: str) -> None:
+    assert any(replay in text for text in texts), f"{what} lacks the replay prompt:\n{replay}"
+
+
+def hands_over_the_replay(agent: Agent, run_of: Callable[[str, str], Run], replay: str) -> Run:
+    """`carry on` in a run (agent.turn: a new session; agent.resume), answered;
+    its own model request carries the replay where the CLI puts a hook's
+    context."""
+    run = run_of("carry on", "Carrying on.")
+    agent.assert_answered(run, "Carrying on.")
+    what = f"the model request of {' '.join(run.argv[1:])!r}"
+    assert_carries_the_replay(agent.hook_context(agent.own_request(run)), replay, what)
+    return run

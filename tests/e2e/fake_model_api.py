@@ -147,17 +147,31 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send_events(self, events: list[tuple[str, dict[str, Any]]]) -> None:
-        chunks = b"".join(
-            f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
-            for name, data in events
-        )
+    def _send_stream(self, data: bytes) -> None:
+        """A whole stream of server-sent events, in one response."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
-        self.send_header("Content-Length", str(len(chunks)))
+        self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(chunks)
+        self.wfile.write(data)
+
+    def _send_events(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Named server-sent events, as the Messages and Responses APIs send them."""
+        self._send_stream(
+            b"".join(
+                f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+                for name, data in events
+            )
+        )
+
+    def _send_data_events(self, chunks: list[dict[str, Any]], done: bool) -> None:
+        """Server-sent events without event names, as Gemini's alt=sse and
+        OpenAI's chat stream send them (the latter ends with [DONE])."""
+        lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks]
+        if done:
+            lines.append("data: [DONE]\n\n")
+        self._send_stream("".join(lines).encode())
 
     # -- routes ---------------------------------------------------------------
 
@@ -212,65 +226,56 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- the dialects ----------------------------------------------------------
 
-    def _chat_completions(self, request: Request, n: int) -> None:
-        _chat_completion_reply(self, request, n)
-
     def _messages(self, request: Request, n: int) -> None:
+        """The Messages API: the reply as one text block, or a tool call (see
+        the module's docstring); one JSON message, or its stream of events."""
         body = request.body if isinstance(request.body, dict) else {}
-        model = str(body.get("model") or "claude-fake")
-        text = self.owner.reply
-        usage = {"input_tokens": 10, "output_tokens": max(1, len(text) // 4)}
         message_id = f"msg_fake_{n}"
         call = _call_to_make(self.owner, body)
-        if call is not None:
-            self._messages_tool_use(body, model, message_id, call)
-            return
-        if not body.get("stream"):
-            self._send_json(
-                200,
-                {
-                    "id": message_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [{"type": "text", "text": text}],
-                    "stop_reason": "end_turn",
-                    "stop_sequence": None,
-                    "usage": usage,
-                },
+        if call is None:
+            text = self.owner.reply
+            block: dict[str, Any] = {"type": "text", "text": text}
+            opening, stop, output_tokens = {**block, "text": ""}, "end_turn", max(1, len(text) // 4)
+            deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(text)]
+        else:
+            name, arguments = call
+            tool = {"type": "tool_use", "id": f"toolu_{message_id}", "name": name}
+            block, opening, stop, output_tokens = (
+                {**tool, "input": arguments},
+                {**tool, "input": {}},
+                "tool_use",
+                10,
             )
-            return
-        start: dict[str, Any] = {
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(arguments)}]
+        message = {
             "id": message_id,
             "type": "message",
             "role": "assistant",
-            "model": model,
+            "model": str(body.get("model") or "claude-fake"),
+            "content": [block],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": output_tokens},
+        }
+        if not body.get("stream"):
+            self._send_json(200, message)
+            return
+        start = {
+            **message,
             "content": [],
             "stop_reason": None,
-            "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 1},
         }
         events: list[tuple[str, dict[str, Any]]] = [
             ("message_start", {"type": "message_start", "message": start}),
             (
                 "content_block_start",
-                {
-                    "type": "content_block_start",
-                    "index": 0,
-                    "content_block": {"type": "text", "text": ""},
-                },
+                {"type": "content_block_start", "index": 0, "content_block": opening},
             ),
         ]
         events += [
-            (
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "text_delta", "text": piece},
-                },
-            )
-            for piece in _pieces(text)
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+            for delta in deltas
         ]
         events += [
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
@@ -278,79 +283,13 @@ class _Handler(BaseHTTPRequestHandler):
                 "message_delta",
                 {
                     "type": "message_delta",
-                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": usage["output_tokens"]},
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": output_tokens},
                 },
             ),
             ("message_stop", {"type": "message_stop"}),
         ]
         self._send_events(events)
-
-    def _messages_tool_use(
-        self, body: dict[str, Any], model: str, message_id: str, call: tuple[str, dict[str, Any]]
-    ) -> None:
-        name, arguments = call
-        block = {"type": "tool_use", "id": f"toolu_{message_id}", "name": name}
-        usage = {"input_tokens": 10, "output_tokens": 10}
-        if not body.get("stream"):
-            self._send_json(
-                200,
-                {
-                    "id": message_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [{**block, "input": arguments}],
-                    "stop_reason": "tool_use",
-                    "stop_sequence": None,
-                    "usage": usage,
-                },
-            )
-            return
-        start: dict[str, Any] = {
-            "id": message_id,
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": [],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 1},
-        }
-        self._send_events(
-            [
-                ("message_start", {"type": "message_start", "message": start}),
-                (
-                    "content_block_start",
-                    {
-                        "type": "content_block_start",
-                        "index": 0,
-                        "content_block": {**block, "input": {}},
-                    },
-                ),
-                (
-                    "content_block_delta",
-                    {
-                        "type": "content_block_delta",
-                        "index": 0,
-                        "delta": {
-                            "type": "input_json_delta",
-                            "partial_json": json.dumps(arguments),
-                        },
-                    },
-                ),
-                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                (
-                    "message_delta",
-                    {
-                        "type": "message_delta",
-                        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-                        "usage": {"output_tokens": 10},
-                    },
-                ),
-                ("message_stop", {"type": "message_stop"}),
-            ]
-        )
 
     def _responses(self, request: Request, n: int) -> None:
         body = request.body if isinstance(request.body, dict) else {}
@@ -421,21 +360,67 @@ class _Handler(BaseHTTPRequestHandler):
         ]
         self._send_events(events)
 
-    # -- Gemini CLI and Qwen Code (issue 22) ------------------------------------
+    # -- OpenAI chat completions (GitHub Copilot CLI, opencode, Qwen Code) ------
 
-    def _send_data_events(self, chunks: list[dict[str, Any]], done: bool) -> None:
-        """Server-sent events without event names, as Gemini's alt=sse and
-        OpenAI's chat stream send them (the latter ends with [DONE])."""
-        lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks]
-        if done:
-            lines.append("data: [DONE]\n\n")
-        data = "".join(lines).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def _chat_completions(self, request: Request, n: int) -> None:
+        """POST /v1/chat/completions: the scripted text as one choice, streamed as
+        `data:` chunks ending in `data: [DONE]` when the request asks for a stream."""
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model") or "gpt-fake")
+        text = self.owner.reply
+        completion_id = f"chatcmpl-fake-{n}"
+        prompt_tokens = self.owner.prompt_tokens
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": max(1, len(text) // 4),
+            "total_tokens": prompt_tokens + max(1, len(text) // 4),
+        }
+        if not body.get("stream"):
+            self._send_json(
+                200,
+                {
+                    "id": completion_id,
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": text},
+                        }
+                    ],
+                    "usage": usage,
+                },
+            )
+            return
+        base = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+        }
+        chunks: list[dict[str, Any]] = [
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant", "content": ""},
+                        "finish_reason": None,
+                    }
+                ],
+            },
+        ]
+        chunks += [
+            {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+            for piece in _pieces(text)
+        ]
+        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        chunks.append({**base, "choices": [], "usage": usage})
+        self._send_data_events(chunks, done=True)
+
+    # -- Gemini CLI (issue 22) ---------------------------------------------------
 
     def _gemini_generate(self, request: Request, n: int, streamed: bool) -> None:
         """Gemini's generateContent (GOOGLE_GEMINI_BASE_URL): the reply as one
@@ -475,66 +460,6 @@ def _is_model_path(path: str) -> bool:
     return path in _MODEL_PATHS or (
         path.startswith("/v1beta/models/") and path.endswith(_GEMINI_MODEL_METHODS)
     )
-
-
-# -- OpenAI chat completions (GitHub Copilot CLI, opencode, Qwen Code) --
-
-
-def _chat_completion_reply(handler: _Handler, request: Request, n: int) -> None:
-    """POST /v1/chat/completions: the scripted text as one choice, streamed as
-    `data:` chunks ending in `data: [DONE]` when the request asks for a stream."""
-    body = request.body if isinstance(request.body, dict) else {}
-    model = str(body.get("model") or "gpt-fake")
-    text = handler.owner.reply
-    completion_id = f"chatcmpl-fake-{n}"
-    prompt_tokens = handler.owner.prompt_tokens
-    usage = {
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": max(1, len(text) // 4),
-        "total_tokens": prompt_tokens + max(1, len(text) // 4),
-    }
-    if not body.get("stream"):
-        handler._send_json(
-            200,
-            {
-                "id": completion_id,
-                "object": "chat.completion",
-                "created": 0,
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": text},
-                    }
-                ],
-                "usage": usage,
-            },
-        )
-        return
-    base = {"id": completion_id, "object": "chat.completion.chunk", "created": 0, "model": model}
-    chunks: list[dict[str, Any]] = [
-        {
-            **base,
-            "choices": [
-                {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}
-            ],
-        },
-    ]
-    chunks += [
-        {**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-        for piece in _pieces(text)
-    ]
-    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    chunks.append({**base, "choices": [], "usage": usage})
-    data = b"".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n".encode() for c in chunks)
-    data += b"data: [DONE]\n\n"
-    handler.send_response(200)
-    handler.send_header("Content-Type", "text/event-stream")
-    handler.send_header("Cache-Control", "no-cache")
-    handler.send_header("Content-Length", str(len(data)))
-    handler.end_headers()
-    handler.wfile.write(data)
 
 
 def _tool_names(body: dict[str, Any]) -> list[str]:

@@ -19,21 +19,10 @@ import select
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar, Union
+from typing import Any
 
 import pytest
-from e2ekit import (
-    NODE_BIN,
-    OTHER_ANSWER,
-    STAGE_ANSWER,
-    TASK,
-    Agent,
-    JsonLines,
-    Run,
-    Sandbox,
-    clean_copy,
-    resume_text,
-)
+from e2ekit import NODE_BIN, TASK, Agent, JsonLines, Run, clean_copy
 from fake_model_api import Request
 
 # Gemini: an explicit model, so that no "auto" router asks the model to
@@ -68,42 +57,66 @@ QWEN_SETTINGS = {
 QWEN_COMMAND = "Plan the task {{args}} and end with the CTA block.\n"
 
 
-def assert_installed_alone(installed: Path, extension: str) -> None:
-    """The installed copy holds the hook scripts and the scripts they load,
-    as files: it runs without the clone it came from."""
-    assert (installed / extension / "dev-tools" / "stop-hook.sh").is_file(), installed
-    assert (installed / extension / "scripts" / "lib" / "stop-hook.sh").is_file(), installed
-    assert [p for p in installed.rglob("*") if p.is_symlink()] == [], installed
+def elements(texts: list[str], tag: str) -> list[str]:
+    """What every <tag …>…</tag> element of the texts holds."""
+    found = []
+    for text in texts:
+        while f"<{tag}" in text:
+            text = text.split(f"<{tag}", 1)[1].split(">", 1)[1]
+            found.append(text.split(f"</{tag}>", 1)[0])
+    return found
 
 
-class Gemini(Agent):
-    name = "gemini"
-    stage_prompt = f"/dr-plan {TASK}"
-    command_text = "Plan the task and end with the CTA block."
-    # Which of a turn's model requests is the turn's own: Gemini's last.
-    turn_request = -1
-    hooks_added = "install-hooks: added the SessionStart, BeforeAgent and AfterAgent hooks"
+class ExtensionAgent(Agent):
+    """A CLI whose bash hooks come from this repository as an extension, by
+    `<cli> extensions install <source> --consent` from a clean copy of the
+    checkout, as an operator installs it; the Python port's from its
+    install-hooks (into ~/.<cli>/settings.json)."""
 
-    def __init__(self, box: Sandbox) -> None:
-        super().__init__(box)
-        config = box.home / ".gemini"
-        (config / "commands").mkdir(parents=True)
-        (config / "settings.json").write_text(json.dumps(GEMINI_SETTINGS, indent=2))
-        (config / "commands" / "dr-plan.toml").write_text(GEMINI_COMMAND)
+    # What to install ({checkout}: the copy), the folder of the installed
+    # extension that holds the scripts, and what the CLI says on success.
+    extension_source = ""
+    extension_folder = ""
+    installed_says = ""
 
     def install_hooks(self, impl: str) -> None:
-        """bash: the repository's extension (its hooks are the bash scripts);
-        python: the Python port's install-hooks into ~/.gemini/settings.json."""
+        if impl != "bash":
+            super().install_hooks(impl)
+            return
+        checkout = clean_copy(self.box.root / "checkout")
+        source = self.extension_source.format(checkout=checkout)
+        run = self.cli("extensions", "install", source, "--consent")
+        assert self.installed_says in run.stdout + run.stderr, str(run)
+        # The installed copy holds the hook scripts and the scripts they load,
+        # as files: it runs without the clone it came from.
+        installed = self.box.home / f".{self.name}" / "extensions" / "datarim-snapshots"
+        scripts = installed / self.extension_folder
+        assert (scripts / "dev-tools" / "stop-hook.sh").is_file(), installed
+        assert (scripts / "scripts" / "lib" / "stop-hook.sh").is_file(), installed
+        assert [p for p in installed.rglob("*") if p.is_symlink()] == [], installed
+
+
+class Gemini(ExtensionAgent):
+    name = "gemini"
+    command_text = "Plan the task and end with the CTA block."
+    package = "@google/gemini-cli"
+    hooks_added = "install-hooks: added the SessionStart, BeforeAgent and AfterAgent hooks"
+    # The extension is plugins/datarim-snapshots; Gemini copies the folder:
+    # the scripts themselves, no link back into the clone (it keeps a link,
+    # made absolute).
+    extension_source = "{checkout}/plugins/datarim-snapshots"
+    extension_folder = "."
+    installed_says = 'Extension "datarim-snapshots" installed successfully'
+
+    def home_files(self) -> dict[str, str]:
+        return {
+            ".gemini/settings.json": json.dumps(GEMINI_SETTINGS, indent=2),
+            ".gemini/commands/dr-plan.toml": GEMINI_COMMAND,
+        }
+
+    def install_hooks(self, impl: str) -> None:
+        super().install_hooks(impl)
         if impl == "bash":
-            source = clean_copy(self.box.root / "checkout")
-            extension = source / "plugins" / "datarim-snapshots"
-            run = self.gemini("extensions", "install", str(extension), "--consent")
-            assert 'Extension "datarim-snapshots" installed successfully' in run.stdout + run.stderr
-            # Gemini copied the folder: the scripts themselves, no link back
-            # into the clone (it keeps a link, made absolute).
-            assert_installed_alone(
-                self.box.home / ".gemini" / "extensions" / "datarim-snapshots", "."
-            )
             # 0.61.0's extension commands log the install to Google's usage
             # statistics whatever privacy.usageStatisticsEnabled says (their
             # telemetry config is built without it): the proxy refused it.
@@ -111,8 +124,6 @@ class Gemini(Agent):
             tried = {f"{r.method} {r.path}" for r in self.box.api.stray}
             assert tried <= {"CONNECT play.googleapis.com:443"}, tried
             self.box.api.stray.clear()
-            return
-        super().install_hooks(impl)
 
     def cli_env(self) -> dict[str, str]:
         return {
@@ -129,23 +140,13 @@ class Gemini(Agent):
     def hook_context(self, request: Request) -> list[str]:
         # 0.61.0: "<hook_context>…</hook_context>" in a text part of the user
         # turn (SessionStart's before the prompt, BeforeAgent's a part of its own).
-        out = []
-        for text in self.context_of(request):
-            while "<hook_context>" in text:
-                text = text.split("<hook_context>", 1)[1]
-                out.append(text.split("</hook_context>", 1)[0])
-        return out
+        return elements(self.context_of(request), "hook_context")
 
-    def gemini(self, *args: str) -> Run:
-        return self.box.run([str(NODE_BIN / "gemini"), *args], self.cli_env())
+    def turn_args(self, prompt: str) -> list[str]:
+        return ["-m", GEMINI_MODEL, "-p", prompt]
 
-    def turn(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.gemini("-m", GEMINI_MODEL, "-p", prompt)
-
-    def resume(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.gemini("-m", GEMINI_MODEL, "--resume", "latest", "-p", prompt)
+    def resume_args(self, prompt: str) -> list[str]:
+        return ["-m", GEMINI_MODEL, "--resume", "latest", "-p", prompt]
 
     def clear_then(self, prompt: str, reply: str) -> list[Request]:
         """The interactive CLI on a terminal: `/clear`, then `prompt`; the model
@@ -229,18 +230,18 @@ class Terminal:
             self._read(0.2)
 
 
-class Qwen(Agent):
+class Qwen(ExtensionAgent):
     name = "qwen"
-    stage_prompt = f"/dr-plan {TASK}"
     command_text = f"Plan the task {TASK} and end with the CTA block."
-    # Qwen's first: after it, Qwen asks the model in the background to extract
-    # memories from the conversation.
-    turn_request = 0
+    package = "@qwen-code/qwen-code"
+    # The Claude Code plugin through Qwen's extension converter: Qwen copies
+    # the plugin's folder, plugins/ (it drops a link that leaves it), the
+    # extension inside, with the scripts.
+    extension_source = "{checkout}:datarim-snapshots"
+    extension_folder = "datarim-snapshots"
+    installed_says = "datarim-snapshots"
 
-    def __init__(self, box: Sandbox) -> None:
-        super().__init__(box)
-        config = box.home / ".qwen"
-        (config / "commands").mkdir(parents=True)
+    def home_files(self) -> dict[str, str]:
         settings = {
             **QWEN_SETTINGS,
             "modelProviders": {
@@ -249,28 +250,21 @@ class Qwen(Agent):
                         "id": QWEN_MODEL,
                         "name": "fake model API",
                         "envKey": "OPENAI_API_KEY",
-                        "baseUrl": f"{box.api.url}/v1",
+                        "baseUrl": f"{self.box.api.url}/v1",
                     }
                 ]
             },
         }
-        (config / "settings.json").write_text(json.dumps(settings, indent=2))
-        (config / "commands" / "dr-plan.md").write_text(QWEN_COMMAND)
+        return {
+            ".qwen/settings.json": json.dumps(settings, indent=2),
+            ".qwen/commands/dr-plan.md": QWEN_COMMAND,
+        }
 
-    def install_hooks(self, impl: str) -> None:
-        """bash: the Claude Code plugin through Qwen's extension converter;
-        python: the Python port's install-hooks into ~/.qwen/settings.json."""
-        if impl == "bash":
-            source = clean_copy(self.box.root / "checkout")
-            run = self.qwen("extensions", "install", f"{source}:datarim-snapshots", "--consent")
-            assert "datarim-snapshots" in run.stdout + run.stderr, str(run)
-            # Qwen copied the plugin's folder, plugins/ (it drops a link that
-            # leaves it): the extension inside, with the scripts.
-            assert_installed_alone(
-                self.box.home / ".qwen" / "extensions" / "datarim-snapshots", "datarim-snapshots"
-            )
-            return
-        super().install_hooks(impl)
+    def own_request(self, run: Run) -> Request:
+        # Qwen's first: after it, Qwen asks the model in the background to
+        # extract memories from the conversation.
+        assert run.requests, f"qwen never asked the model\n{run}"
+        return run.requests[0]
 
     def cli_env(self) -> dict[str, str]:
         return {"OPENAI_API_KEY": "fake"}
@@ -279,30 +273,16 @@ class Qwen(Agent):
         # 0.24.4: SessionStart's additionalContext closes the system prompt, as
         # "<qwen:session-start-context hidden="true">\n<a header>:\n<the text>
         # \n</qwen:session-start-context>", whatever the source.
-        out = []
-        for text in self.context_of(request):
-            while QWEN_CONTEXT_START in text:
-                text = text.split(QWEN_CONTEXT_START, 1)[1].split(">", 1)[1]
-                out.append(text.split(QWEN_CONTEXT_END, 1)[0])
-        return out
+        return elements(self.context_of(request), "qwen:session-start-context")
 
-    def qwen(self, *args: str) -> Run:
-        return self.box.run([str(NODE_BIN / "qwen"), *args], self.cli_env())
+    def turn_args(self, prompt: str) -> list[str]:
+        return ["-p", prompt]
 
-    def turn(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.qwen("-p", prompt)
-
-    def resume(self, prompt: str, reply: str) -> Run:
-        self.box.api.reply = reply
-        return self.qwen("-c", "-p", prompt)
+    def resume_args(self, prompt: str) -> list[str]:
+        return ["-c", "-p", prompt]
 
     def session(self) -> QwenSession:
         return QwenSession(self)
-
-
-QWEN_CONTEXT_START = "<qwen:session-start-context"
-QWEN_CONTEXT_END = "</qwen:session-start-context>"
 
 
 @dataclass
@@ -341,48 +321,3 @@ class QwenSession(JsonLines):
             if output.get("type") == "result":
                 return Said(output, self.box.api.model_requests()[before:])
         raise AssertionError("unreachable: messages() ends only by failing")
-
-
-GeminiOrQwen = Union[Gemini, Qwen]
-CLI = TypeVar("CLI", Gemini, Qwen)
-
-
-def with_hooks(cli: type[CLI], sandbox: Sandbox, impl: str) -> CLI:
-    agent = cli(sandbox)
-    agent.install_hooks(impl)
-    return agent
-
-
-def stage_turn(agent: GeminiOrQwen) -> None:
-    """The operator's /dr-plan TUNE-0032: answered, and the custom command
-    expanded (its text reached the model)."""
-    run = agent.turn(agent.stage_prompt, STAGE_ANSWER)
-    assert run.stdout.strip() == STAGE_ANSWER.strip(), str(run)
-    request = run.requests[agent.turn_request]
-    assert any(agent.command_text in text for text in agent.context_of(request)), (
-        "no /dr-plan command"
-    )
-
-
-def assert_plain_turns_leave_the_snapshot(agent: GeminiOrQwen, before: bytes) -> None:
-    """A plain turn, then a resumed one, both answered with another CTA block:
-    the snapshot's bytes and mtime as they were."""
-    snapshot = agent.box.snapshot
-    mtime = snapshot.stat().st_mtime_ns
-    agent.turn("thanks, what is left to do?", OTHER_ANSWER)
-    agent.resume("and after that?", OTHER_ANSWER)
-    assert snapshot.read_bytes() == before
-    assert snapshot.stat().st_mtime_ns == mtime
-
-
-def assert_resume_hands_over_the_replay(agent: GeminiOrQwen) -> None:
-    replay = resume_text(agent.box.ws)
-    run = agent.resume("carry on", "Carrying on.")
-    assert any(replay in t for t in agent.hook_context(run.requests[agent.turn_request])), (
-        "the resumed session's model request lacks the replay prompt:\n" + replay
-    )
-
-
-def the_cli_version(agent: Agent) -> str:
-    run = agent.box.run([str(NODE_BIN / agent.name), "--version"], agent.cli_env())
-    return run.stdout.strip()

@@ -10,8 +10,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from e2ekit import REPO, STAGE_ANSWER, Claude, Sandbox, clean_copy, resume_text
-from test_hooks_e2e import assert_stage_snapshot, stage_turn
+from e2ekit import (
+    REPO,
+    STAGE_ANSWER,
+    Claude,
+    Sandbox,
+    after_the_stage_turn,
+    clean_copy,
+    hands_over_the_replay,
+)
 
 PLUGIN = "datarim-snapshots"
 MARKETPLACE = "datarim-snapshots"
@@ -20,7 +27,7 @@ MARKETPLACE = "datarim-snapshots"
 def test_plugin_validate_passes_on_the_repository(sandbox: Sandbox) -> None:
     claude = Claude(sandbox)
     # The marketplace at the repository's root ...
-    run = claude.claude("plugin", "validate", ".", cwd=REPO)
+    run = claude.cli("plugin", "validate", ".", cwd=REPO)
     output = run.stdout + run.stderr
     assert "Validating marketplace manifest" in output and "✔ Validation passed" in output, str(run)
     assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == [], str(run)
@@ -28,7 +35,7 @@ def test_plugin_validate_passes_on_the_repository(sandbox: Sandbox) -> None:
     # checks for Anthropic's plugin catalog, which "do not change the result":
     # the plugin has no icon. (The Gemini extension's hooks/hooks.json is one
     # folder down, where Claude Code does not load it: no warning of its events.)
-    run = claude.claude("plugin", "validate", "plugins", cwd=REPO)
+    run = claude.cli("plugin", "validate", "plugins", cwd=REPO)
     output = run.stdout + run.stderr
     assert "Validating plugin manifest" in output and "✔ Validation passed" in output, str(run)
     assert re.findall(r"\(([A-Z][A-Z_]+)\)", output) == ["ICON_MISSING"], str(run)
@@ -37,10 +44,10 @@ def test_plugin_validate_passes_on_the_repository(sandbox: Sandbox) -> None:
 
 def install_plugin(sandbox: Sandbox, claude: Claude) -> Path:
     source = clean_copy(sandbox.root / "marketplace")
-    claude.claude("plugin", "marketplace", "add", str(source))
-    run = claude.claude("plugin", "install", f"{PLUGIN}@{MARKETPLACE}")
+    claude.cli("plugin", "marketplace", "add", str(source))
+    run = claude.cli("plugin", "install", f"{PLUGIN}@{MARKETPLACE}")
     assert PLUGIN in run.stdout + run.stderr, str(run)
-    run = claude.claude("plugin", "list")
+    run = claude.cli("plugin", "list")
     assert f"{PLUGIN}@{MARKETPLACE}" in run.stdout, str(run)
     return source
 
@@ -63,13 +70,8 @@ def test_plugin_hooks_capture_and_resume(sandbox: Sandbox) -> None:
         assert sorted(p.name for p in root.iterdir()) == [".claude-plugin", "datarim-snapshots"]
         assert not any(p.is_symlink() for p in root.rglob("*"))
 
-    stage_turn(sandbox, claude)
-    assert_stage_snapshot(sandbox, claude)
-    replay = resume_text(sandbox.ws)
-    run = claude.resume("carry on", "Carrying on.")
-    assert any(replay in text for text in claude.hook_context(run.requests[-1])), (
-        "the resumed session's model request lacks the replay prompt"
-    )
+    replay = after_the_stage_turn(claude)
+    hands_over_the_replay(claude, claude.resume, replay)
     assert STAGE_ANSWER.strip() in sandbox.snapshot.read_text()
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
