@@ -7,10 +7,13 @@ import io
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
+from typing import Callable
 
 from datarim_snapshot import _cli as cli
 from hypothesis import HealthCheck, settings
@@ -24,6 +27,7 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 Outcome = tuple[int, bytes, bytes]  # exit code, stdout, stderr
+TreeState = dict[str, tuple[str, bytes]]  # tree_state(base)
 
 
 def tree_state(base: Path) -> dict[str, tuple[str, bytes]]:
@@ -69,6 +73,34 @@ def run_python(command: str, argv: list[str], cwd: Path) -> Outcome:
         sys.stdin = saved_stdin
         os.chdir(saved)
     return code, out.getvalue(), err.getvalue()
+
+
+def through_both_writers(
+    base: Path,
+    argv: list[str],
+    writers: tuple[Path, str],
+    sandbox: Callable[[Path], Path],
+    check: Callable[[Path, TreeState, Outcome], None],
+) -> Outcome:
+    """argv ("{IN}" standing for base/in) through the bash writer script and the
+    `datarim-snapshot` command of writers, each in a fresh sandbox(base), which makes
+    base and returns where the writer runs; check(base, tree before, outcome) judges
+    each call. Asserts both gave the same code, output and tree; returns the outcome,
+    base in it as {BASE}."""
+    script, command = writers
+    results = []
+    for run in (partial(run_bash, script), partial(run_python, command)):
+        # One path for both: a value naming a file of it ("{IN}/body") may be
+        # written into the artefact, whose bytes (and size_bytes) must then agree.
+        shutil.rmtree(base, ignore_errors=True)
+        cwd = sandbox(base)
+        before = tree_state(base)
+        code, out, err = outcome = run([a.replace("{IN}", str(base / "in")) for a in argv], cwd)
+        check(base, before, outcome)
+        out, err = (stream.replace(str(base).encode(), b"{BASE}") for stream in (out, err))
+        results.append(((code, out, err), tree_state(base)))
+    assert results[0] == results[1], argv
+    return results[1][0]
 
 
 def refused(
