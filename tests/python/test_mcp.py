@@ -171,41 +171,57 @@ def test_lists_every_prompt_tool_and_resource(tmp_path: Path) -> None:
     go(check)
 
 
+SNAPSHOT = "datarim/snapshots/TUNE-0032.snapshot.md"
+EMIT = ["emit", "--task", "TUNE-0032", "--stage", "plan", "--command", "/dr-plan"]
+
+
+def workspaces(tmp_path: Path, answer: str = ANSWER, body: str = BODY) -> tuple[Path, Path]:
+    """A workspace for the server and its twin for the CLI, and beside them the
+    input files of the CLI's writes: answer.md, tasks.txt and body.md."""
+    (tmp_path / "answer.md").write_text(answer)
+    (tmp_path / "tasks.txt").write_text(TASKS)
+    (tmp_path / "body.md").write_text(body)
+    return workspace(tmp_path), workspace(tmp_path / "twin")
+
+
+async def written_as_emit_writes(session: Any, tmp_path: Path, answer: str) -> Any:
+    """write_snapshot of answer in the server's workspace and emit of answer.md in
+    its twin (workspaces(tmp_path)): the same snapshot bytes. Returns the tool's result."""
+    result = await session.call_tool(
+        "write_snapshot",
+        {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
+         "answer": answer, "captured_at": STAMP},
+    )  # fmt: skip
+    assert not result.is_error
+    twin = tmp_path / "twin" / "ws"
+    emit = [*EMIT, "--root", str(twin), "--captured-at", STAMP]
+    assert run([*emit, "--response-file", str(tmp_path / "answer.md")])[0] == 0
+    assert (tmp_path / "ws" / SNAPSHOT).read_bytes() == (twin / SNAPSHOT).read_bytes()
+    return result
+
+
 def test_write_then_read_back_as_the_cli_does(tmp_path: Path) -> None:
     needs_sdk()
-    root = workspace(tmp_path)
-    twin = workspace(tmp_path / "twin")
-    (tmp_path / "answer.md").write_text(ANSWER)
-    (tmp_path / "tasks.txt").write_text(TASKS)
-    (tmp_path / "body.md").write_text(BODY)
+    root, twin = workspaces(tmp_path)
 
     async def check() -> None:
         async with client(["--root", str(root)]) as session:
             # write_snapshot: the file emit writes, byte for byte.
-            written = await session.call_tool(
-                "write_snapshot",
-                {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
-                 "answer": ANSWER, "captured_at": STAMP},
-            )  # fmt: skip
-            assert not written.is_error
-            assert text(written) == "wrote datarim/snapshots/TUNE-0032.snapshot.md\n"
-            emit = ["emit", "--root", str(twin), "--task", "TUNE-0032", "--stage", "plan"]
-            emit += ["--command", "/dr-plan", "--captured-at", STAMP]
-            assert run([*emit, "--response-file", str(tmp_path / "answer.md")])[0] == 0
-            path = "datarim/snapshots/TUNE-0032.snapshot.md"
-            assert (root / path).read_bytes() == (twin / path).read_bytes()
+            written = await written_as_emit_writes(session, tmp_path, ANSWER)
+            assert text(written) == f"wrote {SNAPSHOT}\n"
             preview = await session.call_tool(
                 "write_snapshot",
                 {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
                  "answer": ANSWER, "dry_run": True},
             )  # fmt: skip
-            code, out, _ = run([*emit, "--dry-run", "--response-file", str(tmp_path / "answer.md")])
+            emit = [*EMIT, "--root", str(twin), "--captured-at", STAMP, "--dry-run"]
+            code, out, _ = run([*emit, "--response-file", str(tmp_path / "answer.md")])
             assert text(preview) == "would write:\n" + out.decode()
 
             # show_snapshot and the snapshot resource: show's bytes.
             show = run(["show", "--root", str(root), "--task", "TUNE-0032"])[1].decode()
             shown = await session.call_tool("show_snapshot", {"task": "TUNE-0032"})
-            assert text(shown) == show == (root / path).read_text()
+            assert text(shown) == show == (root / SNAPSHOT).read_text()
             resource = await session.read_resource("datarim://snapshots/TUNE-0032")
             assert resource.contents[0].text == show
             assert resource.contents[0].mime_type == "text/markdown"
@@ -386,29 +402,15 @@ def test_hostile_ids_get_the_cli_refusal_and_touch_nothing(tmp_path: Path) -> No
 
 def test_huge_bodies_go_as_the_cli_takes_them(tmp_path: Path) -> None:
     needs_sdk()
-    root = workspace(tmp_path)
-    twin = workspace(tmp_path / "twin")
     huge = "x" * 80 + "\n"
     answer = huge * 40000 + "\n" + ANSWER.split("\n\n", 1)[1]  # 3.2 MB, the CTA block last
     body = BODY + huge * 20000  # 1.6 MB: over session-write's 1 MiB
-    (tmp_path / "answer.md").write_text(answer)
-    (tmp_path / "tasks.txt").write_text(TASKS)
-    (tmp_path / "body.md").write_text(body)
+    root, _ = workspaces(tmp_path, answer, body)
 
     async def check() -> None:
         async with client(["--root", str(root)]) as session:
-            result = await session.call_tool(
-                "write_snapshot",
-                {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
-                 "answer": answer, "captured_at": STAMP},
-            )  # fmt: skip
-            assert not result.is_error
-            emit = ["emit", "--root", str(twin), "--task", "TUNE-0032", "--stage", "plan"]
-            emit += ["--command", "/dr-plan", "--captured-at", STAMP]
-            assert run([*emit, "--response-file", str(tmp_path / "answer.md")])[0] == 0
-            path = "datarim/snapshots/TUNE-0032.snapshot.md"
-            assert (root / path).read_bytes() == (twin / path).read_bytes()
-            assert b"truncated: true" in (root / path).read_bytes()
+            await written_as_emit_writes(session, tmp_path, answer)
+            assert b"truncated: true" in (root / SNAPSHOT).read_bytes()
 
             saved = await session.call_tool(
                 "save_session",
