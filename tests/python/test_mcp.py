@@ -341,8 +341,9 @@ def test_hostile_ids_get_the_cli_refusal_and_touch_nothing(tmp_path: Path) -> No
     before = files(tmp_path)
 
     async def refused(session: Any, name: str, arguments: dict[str, Any], argv: list[str]) -> None:
+        """The tool name refuses arguments as the CLI's argv (its --root added) does."""
         result = await session.call_tool(name, arguments)
-        code, out, err = run(argv)
+        code, out, err = run([argv[0], "--root", str(root), *argv[1:]])
         assert code != 0 and out == b""
         assert result.is_error and text(result) == err.decode().strip(), (name, arguments)
         assert len(text(result).splitlines()) == 1
@@ -350,33 +351,27 @@ def test_hostile_ids_get_the_cli_refusal_and_touch_nothing(tmp_path: Path) -> No
     async def check() -> None:
         async with client(["--root", str(root)]) as session:
             for task in HOSTILE_TASKS:
-                await refused(
-                    session, "show_snapshot", {"task": task},
-                    ["show", "--root", str(root), "--task", task],
-                )  # fmt: skip
+                await refused(session, "show_snapshot", {"task": task}, ["show", "--task", task])
                 await refused(
                     session, "write_snapshot",
                     {"task": task, "stage": "plan", "command": "/dr-plan", "answer": ANSWER},
-                    ["emit", "--root", str(root), "--task", task, "--stage", "plan",
-                     "--command", "/dr-plan", "--captured-by", "agent",
-                     "--response-file", str(tmp_path / "answer.md")],
+                    ["emit", "--task", task, "--stage", "plan", "--command", "/dr-plan",
+                     "--captured-by", "agent", "--response-file", str(tmp_path / "answer.md")],
                 )  # fmt: skip
                 with pytest.raises(Exception) as raised:
                     await session.get_prompt("resume", {"task": task})
                 err = run(["resume", "--root", str(root), "--task", task])[2].decode().strip()
                 assert str(getattr(raised.value, "message", raised.value)) == err
             for sid in HOSTILE_SESSIONS:
-                await refused(
-                    session, "resume_session", {"session": sid},
-                    ["session-replay", "--root", str(root), "--session", sid],
-                )  # fmt: skip
+                replay = ["session-replay", "--session", sid]
+                await refused(session, "resume_session", {"session": sid}, replay)
                 await refused(
                     session, "save_session",
                     {"session": sid, "captured_by": "agent", "recommended_next": "/dr-do",
                      "next_action": "go", "active_tasks": TASKS, "body": BODY},
-                    ["session-write", "--root", str(root), "--session", sid,
-                     "--captured-by", "agent", "--recommended-next", "/dr-do",
-                     "--next-action", "go", "--active-tasks-file", str(tmp_path / "tasks.txt"),
+                    ["session-write", "--session", sid, "--captured-by", "agent",
+                     "--recommended-next", "/dr-do", "--next-action", "go",
+                     "--active-tasks-file", str(tmp_path / "tasks.txt"),
                      "--body-file", str(tmp_path / "body.md")],
                 )  # fmt: skip
             from mcp.shared.exceptions import MCPError
