@@ -43,7 +43,7 @@ from ._session_format import (
     untagged_claim,
 )
 from ._session_resume_block import render_resume_block
-from ._snapshot_writer import now_utc
+from ._snapshot_writer import capture_lines, now_utc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -357,13 +357,9 @@ def render_session_block(
     head = (
         b"---\nartifact: session-handoff\nschema_version: 1\nsession_id: "
         + session.encode()
-        + b"\ncaptured_at: "
-        + _raw(captured_at)
-        + b"\ncaptured_by: "
-        + _raw(captured_by)
-        + b"\nrecommended_next: "
-        + _raw(recommended_next)
-        + b"\nnext_action: "
+        + b"\n"
+        + capture_lines(captured_at, captured_by, recommended_next)
+        + b"next_action: "
         + quoted_next
         + b"\nactive_tasks:"
         + (b"\n" + task_lines if task_lines else b" []\n")

@@ -52,6 +52,20 @@ def _raw(value: str) -> bytes:
     return os.fsencode(value)
 
 
+def capture_lines(captured_at: str, captured_by: str, recommended_next: str) -> bytes:
+    """The frontmatter lines of when, by whom and what next, in the order both a
+    stage snapshot and a session block hold them (spec §3, §5)."""
+    return (
+        b"captured_at: "
+        + _raw(captured_at)
+        + b"\ncaptured_by: "
+        + _raw(captured_by)
+        + b"\nrecommended_next: "
+        + _raw(recommended_next)
+        + b"\n"
+    )
+
+
 def _is_cont(text: bytes, index: int) -> bool:
     return index < len(text) and 0x80 <= text[index] <= 0xBF
 
@@ -153,13 +167,8 @@ def render_snapshot(
         + _raw(stage)
         + b"\ncommand: "
         + _raw(command)
-        + b"\ncaptured_at: "
-        + _raw(captured_at)
-        + b"\ncaptured_by: "
-        + _raw(captured_by)
-        + b"\nrecommended_next: "
-        + _raw(recommended_next)
         + b"\n"
+        + capture_lines(captured_at, captured_by, recommended_next)
         + rendered_options
         + b"size_bytes: "
     )
