@@ -46,6 +46,11 @@ def python_entry() -> list[str]:
     return [str(entry)] if entry.exists() else [sys.executable, "-m", "datarim_snapshot"]
 
 
+def growth_row(label: str, small: float, big: float, growth: str) -> Row:
+    """One action's row on a small and a big input: both times (ms), then the growth."""
+    return (label, f"{small:.1f} ms", f"{big:.1f} ms: {growth}")
+
+
 def call(
     argv: list[str],
     stdin: bytes = b"",
@@ -258,12 +263,9 @@ def folder_rows(base: Path) -> list[Row]:
     ms = rounds(writes, max(RUNS, 15))
     for lang in ("bash", "python"):
         small, big = ms[f"{lang} 10"][0], ms[f"{lang} 10000"][0]
+        growth = f"{big - small:+.1f} ms (goal: no scan of the folder)"
         rows.append(
-            (
-                f"{lang} write, 10 / 10,000 snapshots in the folder",
-                f"{small:.1f} ms",
-                f"{big:.1f} ms: {big - small:+.1f} ms (goal: no scan of the folder)",
-            )
+            growth_row(f"{lang} write, 10 / 10,000 snapshots in the folder", small, big, growth)
         )
     return rows
 
@@ -380,13 +382,8 @@ def session_rows(base: Path) -> list[Row]:
     rows: list[Row] = []
     for kind in ("check", "replay"):
         small, big = ms[f"{kind} 1"][0], ms[f"{kind} 45"][0]
-        rows.append(
-            (
-                f"bash session {kind}, {sizes[1]:.1f} KB / {sizes[45]:.1f} KB",
-                f"{small:.1f} ms",
-                f"{big:.1f} ms: {big / small:.2f}x (goal <= 1.5x)",
-            )
-        )
+        label = f"bash session {kind}, {sizes[1]:.1f} KB / {sizes[45]:.1f} KB"
+        rows.append(growth_row(label, small, big, f"{big / small:.2f}x (goal <= 1.5x)"))
     return rows
 
 

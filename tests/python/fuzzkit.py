@@ -7,10 +7,13 @@ import io
 import json
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 from datarim_snapshot import _cli as cli
 from hypothesis import HealthCheck, settings
@@ -24,6 +27,7 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 Outcome = tuple[int, bytes, bytes]  # exit code, stdout, stderr
+TreeState = dict[str, tuple[str, bytes]]  # tree_state(base)
 
 
 def tree_state(base: Path) -> dict[str, tuple[str, bytes]]:
@@ -69,6 +73,67 @@ def run_python(command: str, argv: list[str], cwd: Path) -> Outcome:
         sys.stdin = saved_stdin
         os.chdir(saved)
     return code, out.getvalue(), err.getvalue()
+
+
+class Writer(NamedTuple):
+    """A writer as the fuzzers call it: its bash script, its `datarim-snapshot`
+    command, the program name its messages open with, and its datarim/ folder."""
+
+    script: Path
+    command: str
+    program: str
+    area: str  # "snapshots" or "sessions"
+
+
+def through_both_writers(
+    base: Path,
+    argv: list[str],
+    writer: Writer,
+    sandbox: Callable[[Path], Path],
+    check: Callable[[Path, bytes, bytes, dict[str, str]], None],
+) -> Outcome:
+    """argv ("{IN}" standing for base/in) through both implementations of writer, each
+    in a fresh sandbox(base), which makes base and returns where the writer runs.
+    Each call is judged: what refused() asks of every call; for a write, nothing
+    removed, nothing changed outside datarim/<area>/, and check(base, stdout, stderr
+    without the new knowledge base notice, {artefact path below base: its ID}).
+    Asserts both gave the same code, output and tree; returns the outcome, base in it
+    as {BASE}."""
+    results = []
+    for run in (partial(run_bash, writer.script), partial(run_python, writer.command)):
+        # One path for both: a value naming a file of it ("{IN}/body") may be
+        # written into the artefact, whose bytes (and size_bytes) must then agree.
+        shutil.rmtree(base, ignore_errors=True)
+        cwd = sandbox(base)
+        before = tree_state(base)
+        code, out, err = outcome = run([a.replace("{IN}", str(base / "in")) for a in argv], cwd)
+        if not refused(writer.program, before, base, outcome):
+            after = tree_state(base)
+            written = _written(writer.area, before, after)
+            check(
+                base, out, without_new_kb_notice(writer.program, err, before, after, base), written
+            )
+        out, err = (stream.replace(str(base).encode(), b"{BASE}") for stream in (out, err))
+        results.append(((code, out, err), tree_state(base)))
+    assert results[0] == results[1], argv
+    return results[1][0]
+
+
+def _written(area: str, before: TreeState, after: TreeState) -> dict[str, str]:
+    """The artefacts a write changed, {path: ID}; asserts it removed nothing and
+    changed nothing but directories up to datarim/<area>/ and files in it named
+    <ID>.<kind>.md."""
+    assert not set(before) - set(after), "a write removed an entry"
+    artefact = rf"(.*/)?datarim(/{area}(/(?P<id>[^/]+)\.{area[:-1]}\.md)?)?"
+    written = {}
+    for rel in (p for p in after if after[p] != before.get(p)):
+        match = re.fullmatch(artefact, rel)
+        assert match, f"a write touched {rel}, outside datarim/{area}/"
+        if match.group("id") is None:
+            assert after[rel][0].startswith("d")
+        else:
+            written[rel] = match.group("id")
+    return written
 
 
 def refused(

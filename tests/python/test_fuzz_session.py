@@ -15,8 +15,8 @@ DATARIM_FUZZ_EXAMPLES sets the number of examples (make test: a few dozen; make 
 from __future__ import annotations
 
 import re
-import shutil
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -27,15 +27,14 @@ from datarim_snapshot._session_handoff_validator import check_session_file
 from datarim_snapshot._session_handoff_writer import render_session_block
 from fuzzkit import (
     FUZZ,
+    Writer,
     decoded,
     flag_values,
     mutate_lines,
     quote_plain_forms,
-    refused,
     run_bash,
     run_python,
-    tree_state,
-    without_new_kb_notice,
+    through_both_writers,
     writer_workspace,
 )
 from hypothesis import event, given
@@ -43,7 +42,8 @@ from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parents[2]
 CHECKER = REPO / "dev-tools" / "check-session-handoff.sh"
-WRITER = REPO / "dev-tools" / "session-handoff-writer-wrapper.sh"
+WRITER = Writer(REPO / "dev-tools" / "session-handoff-writer-wrapper.sh", "session-write",
+                "session-handoff-writer", "sessions")  # fmt: skip
 SESSION = "SESSION-20260521-134500"
 STAMP = "2026-05-21T13:45:00Z"
 CAP = 32768
@@ -508,41 +508,31 @@ def writer_calls(draw: st.DrawFn) -> tuple[list[str], bytes, bytes]:
     return argv, draw(TASK_FILES), draw(body_files())
 
 
+def _old_files(old: bytes) -> dict[str, bytes]:
+    """The session files below base before a write: SESSION's, which already has a
+    block, and another session's beside it."""
+    sessions = "ws/datarim/sessions/"
+    other = old.replace(SESSION.encode(), OTHER.encode())
+    return {f"{sessions}{SESSION}.session.md": old, f"{sessions}{OTHER}.session.md": other}
+
+
 def _sandbox(base: Path, tasks: bytes, body: bytes, old: bytes) -> Path:
-    """fuzzkit.writer_workspace, whose session SESSION already has a block, beside another
-    session's file; returns where the writer runs."""
+    """fuzzkit.writer_workspace with _old_files(old); returns where the writer runs."""
     cwd = writer_workspace(base, "sessions", {"tasks": tasks, "body": body})
-    sessions = base / "ws" / "datarim" / "sessions"
-    (sessions / f"{SESSION}.session.md").write_bytes(old)
-    (sessions / f"{OTHER}.session.md").write_bytes(old.replace(SESSION.encode(), OTHER.encode()))
+    for rel, data in _old_files(old).items():
+        (base / rel).write_bytes(data)
     return cwd
 
 
-def _check_outcome(
-    base: Path,
-    before: dict[str, tuple[str, bytes]],
-    old_files: dict[str, bytes],
-    outcome: tuple[int, bytes, bytes],
+def _check_write(
+    base: Path, out: bytes, err: bytes, written: dict[str, str], old_files: dict[str, bytes]
 ) -> None:
-    if refused("session-handoff-writer", before, base, outcome):
-        return
-    _, out, err = outcome
-    after = tree_state(base)
-    err = without_new_kb_notice("session-handoff-writer", err, before, after, base)
     assert out.startswith(b"Session saved \xe2\x86\x92 datarim/sessions/SESSION-"), out
     assert err == b"" or re.fullmatch(
         rb"session-handoff-writer: redacted [0-9]+ secret\(s\) before saving\n", err
     ), err
-    assert not set(before) - set(after), "a write removed an entry"
-    changed = {p for p in after if after[p] != before.get(p)}
-    assert changed, "exit 0, but nothing was written"
-    for rel in changed:
-        match = re.fullmatch(r"(.*/)?datarim(/sessions(/(?P<id>[^/]+)\.session\.md)?)?", rel)
-        assert match, f"a write touched {rel}, outside datarim/sessions/"
-        session = match.group("id")
-        if session is None:
-            assert after[rel][0].startswith("d")
-            continue
+    assert written, "exit 0, but nothing was written"
+    for rel, session in written.items():
         assert re.fullmatch(r"SESSION-[0-9]{8}-[0-9]{6}", session)
         data = (base / rel).read_bytes()
         check_session_file(str(base / rel), session)
@@ -557,25 +547,7 @@ def test_fuzz_flag_values_through_both_session_writers(
     tmp_path: Path, call: tuple[list[str], bytes, bytes], old: bytes
 ) -> None:
     argv, tasks, body = call
-    results = []
-    for impl in ("bash", "python"):
-        # One path for both: a value naming a file of it ("{IN}/body") may be
-        # written into the snapshot, whose bytes (and size_bytes) must then agree.
-        base = tmp_path / "sandbox"
-        shutil.rmtree(base, ignore_errors=True)
-        cwd = _sandbox(base, tasks, body, old)
-        before = tree_state(base)
-        old_files = {
-            rel: (base / rel).read_bytes() for rel in before if rel.endswith(".session.md")
-        }
-        decoded = [a.replace("{IN}", str(base / "in")) for a in argv]
-        if impl == "bash":
-            outcome = run_bash(WRITER, decoded, cwd)
-        else:
-            outcome = run_python("session-write", decoded, cwd)
-        _check_outcome(base, before, old_files, outcome)
-        code, out, err = outcome
-        out, err = (stream.replace(str(base).encode(), b"{BASE}") for stream in (out, err))
-        results.append((code, out, err, tree_state(base)))
-    assert results[0] == results[1], argv
+    sandbox = partial(_sandbox, tasks=tasks, body=body, old=old)
+    check = partial(_check_write, old_files=_old_files(old))
+    code, _, err = through_both_writers(tmp_path / "sandbox", argv, WRITER, sandbox, check)
     event(f"exit {code}: {err[:50]!r}")

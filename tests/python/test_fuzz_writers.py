@@ -8,28 +8,18 @@ DATARIM_FUZZ_EXAMPLES sets the number of examples (make test: a few dozen; make 
 
 from __future__ import annotations
 
-import re
-import shutil
 from functools import partial
 from pathlib import Path
 
 from datarim_snapshot._rules import task_id_ok
 from datarim_snapshot._snapshot_validator import check_snapshot_file
-from fuzzkit import (
-    FUZZ,
-    flag_values,
-    refused,
-    run_bash,
-    run_python,
-    tree_state,
-    without_new_kb_notice,
-    writer_workspace,
-)
+from fuzzkit import FUZZ, Writer, flag_values, through_both_writers, writer_workspace
 from hypothesis import event, given
 from hypothesis import strategies as st
 
 REPO = Path(__file__).resolve().parents[2]
-WRITER = REPO / "dev-tools" / "snapshot-writer-wrapper.sh"
+WRITER = Writer(REPO / "dev-tools" / "snapshot-writer-wrapper.sh", "write", "snapshot-writer",
+                "snapshots")  # fmt: skip
 OLD = b"an old snapshot: never touched by a refused write\n"
 
 VALID = {
@@ -82,33 +72,11 @@ def _sandbox(base: Path, body: bytes, options: bytes) -> Path:
     return cwd
 
 
-def _decode(argv: list[str], base: Path) -> list[str]:
-    return [a.replace("{IN}", str(base / "in")) for a in argv]
-
-
-# The two writers, each called as run(argv, cwd).
-WRITERS = {"bash": partial(run_bash, WRITER), "python": partial(run_python, "write")}
-
-
-def _check_outcome(
-    base: Path, before: dict[str, tuple[str, bytes]], code: int, out: bytes, err: bytes
-) -> None:
-    if refused("snapshot-writer", before, base, (code, out, err)):
-        return
-    after = tree_state(base)
-    err = without_new_kb_notice("snapshot-writer", err, before, after, base)
+def _check_write(base: Path, out: bytes, err: bytes, written: dict[str, str]) -> None:
     assert out == b"" and err == b""
-    changed = {p for p in after if after[p] != before.get(p)}
-    assert not set(before) - set(after), "a write removed an entry"
-    for rel in changed:
-        match = re.fullmatch(r"(.*/)?datarim(/snapshots(/(?P<task>[^/]+)\.snapshot\.md)?)?", rel)
-        assert match, f"a write touched {rel}, outside datarim/snapshots/"
-        task = match.group("task")
-        if task is not None:
-            assert task_id_ok(task)
-            check_snapshot_file(str(base / rel), task)
-        else:
-            assert after[rel][0].startswith("d")
+    for rel, task in written.items():
+        assert task_id_ok(task)
+        check_snapshot_file(str(base / rel), task)
 
 
 @FUZZ
@@ -117,17 +85,6 @@ def test_fuzz_flag_values_through_both_writers(
     tmp_path: Path, call: tuple[list[str], bytes, bytes]
 ) -> None:
     argv, body, options = call
-    results = []
-    for run in WRITERS.values():
-        # One path for both: a value naming a file of it ("{IN}/body") may be
-        # written into the snapshot, whose bytes (and size_bytes) must then agree.
-        base = tmp_path / "sandbox"
-        shutil.rmtree(base, ignore_errors=True)
-        cwd = _sandbox(base, body, options)
-        before = tree_state(base)
-        code, out, err = run(_decode(argv, base), cwd)
-        _check_outcome(base, before, code, out, err)
-        shown = err.replace(str(base).encode(), b"{BASE}")
-        results.append((code, out, shown, tree_state(base)))
-    assert results[0] == results[1], argv
-    event(f"exit {results[0][0]}: {results[0][2][:40]!r}")
+    sandbox = partial(_sandbox, body=body, options=options)
+    code, _, err = through_both_writers(tmp_path / "sandbox", argv, WRITER, sandbox, _check_write)
+    event(f"exit {code}: {err[:40]!r}")

@@ -171,41 +171,57 @@ def test_lists_every_prompt_tool_and_resource(tmp_path: Path) -> None:
     go(check)
 
 
+SNAPSHOT = "datarim/snapshots/TUNE-0032.snapshot.md"
+EMIT = ["emit", "--task", "TUNE-0032", "--stage", "plan", "--command", "/dr-plan"]
+
+
+def workspaces(tmp_path: Path, answer: str = ANSWER, body: str = BODY) -> tuple[Path, Path]:
+    """A workspace for the server and its twin for the CLI, and beside them the
+    input files of the CLI's writes: answer.md, tasks.txt and body.md."""
+    (tmp_path / "answer.md").write_text(answer)
+    (tmp_path / "tasks.txt").write_text(TASKS)
+    (tmp_path / "body.md").write_text(body)
+    return workspace(tmp_path), workspace(tmp_path / "twin")
+
+
+async def written_as_emit_writes(session: Any, tmp_path: Path, answer: str) -> Any:
+    """write_snapshot of answer in the server's workspace and emit of answer.md in
+    its twin (workspaces(tmp_path)): the same snapshot bytes. Returns the tool's result."""
+    result = await session.call_tool(
+        "write_snapshot",
+        {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
+         "answer": answer, "captured_at": STAMP},
+    )  # fmt: skip
+    assert not result.is_error
+    twin = tmp_path / "twin" / "ws"
+    emit = [*EMIT, "--root", str(twin), "--captured-at", STAMP]
+    assert run([*emit, "--response-file", str(tmp_path / "answer.md")])[0] == 0
+    assert (tmp_path / "ws" / SNAPSHOT).read_bytes() == (twin / SNAPSHOT).read_bytes()
+    return result
+
+
 def test_write_then_read_back_as_the_cli_does(tmp_path: Path) -> None:
     needs_sdk()
-    root = workspace(tmp_path)
-    twin = workspace(tmp_path / "twin")
-    (tmp_path / "answer.md").write_text(ANSWER)
-    (tmp_path / "tasks.txt").write_text(TASKS)
-    (tmp_path / "body.md").write_text(BODY)
+    root, twin = workspaces(tmp_path)
 
     async def check() -> None:
         async with client(["--root", str(root)]) as session:
             # write_snapshot: the file emit writes, byte for byte.
-            written = await session.call_tool(
-                "write_snapshot",
-                {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
-                 "answer": ANSWER, "captured_at": STAMP},
-            )  # fmt: skip
-            assert not written.is_error
-            assert text(written) == "wrote datarim/snapshots/TUNE-0032.snapshot.md\n"
-            emit = ["emit", "--root", str(twin), "--task", "TUNE-0032", "--stage", "plan"]
-            emit += ["--command", "/dr-plan", "--captured-at", STAMP]
-            assert run([*emit, "--response-file", str(tmp_path / "answer.md")])[0] == 0
-            path = "datarim/snapshots/TUNE-0032.snapshot.md"
-            assert (root / path).read_bytes() == (twin / path).read_bytes()
+            written = await written_as_emit_writes(session, tmp_path, ANSWER)
+            assert text(written) == f"wrote {SNAPSHOT}\n"
             preview = await session.call_tool(
                 "write_snapshot",
                 {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
                  "answer": ANSWER, "dry_run": True},
             )  # fmt: skip
-            code, out, _ = run([*emit, "--dry-run", "--response-file", str(tmp_path / "answer.md")])
+            emit = [*EMIT, "--root", str(twin), "--captured-at", STAMP, "--dry-run"]
+            code, out, _ = run([*emit, "--response-file", str(tmp_path / "answer.md")])
             assert text(preview) == "would write:\n" + out.decode()
 
             # show_snapshot and the snapshot resource: show's bytes.
             show = run(["show", "--root", str(root), "--task", "TUNE-0032"])[1].decode()
             shown = await session.call_tool("show_snapshot", {"task": "TUNE-0032"})
-            assert text(shown) == show == (root / path).read_text()
+            assert text(shown) == show == (root / SNAPSHOT).read_text()
             resource = await session.read_resource("datarim://snapshots/TUNE-0032")
             assert resource.contents[0].text == show
             assert resource.contents[0].mime_type == "text/markdown"
@@ -325,8 +341,9 @@ def test_hostile_ids_get_the_cli_refusal_and_touch_nothing(tmp_path: Path) -> No
     before = files(tmp_path)
 
     async def refused(session: Any, name: str, arguments: dict[str, Any], argv: list[str]) -> None:
+        """The tool name refuses arguments as the CLI's argv (its --root added) does."""
         result = await session.call_tool(name, arguments)
-        code, out, err = run(argv)
+        code, out, err = run([argv[0], "--root", str(root), *argv[1:]])
         assert code != 0 and out == b""
         assert result.is_error and text(result) == err.decode().strip(), (name, arguments)
         assert len(text(result).splitlines()) == 1
@@ -334,33 +351,27 @@ def test_hostile_ids_get_the_cli_refusal_and_touch_nothing(tmp_path: Path) -> No
     async def check() -> None:
         async with client(["--root", str(root)]) as session:
             for task in HOSTILE_TASKS:
-                await refused(
-                    session, "show_snapshot", {"task": task},
-                    ["show", "--root", str(root), "--task", task],
-                )  # fmt: skip
+                await refused(session, "show_snapshot", {"task": task}, ["show", "--task", task])
                 await refused(
                     session, "write_snapshot",
                     {"task": task, "stage": "plan", "command": "/dr-plan", "answer": ANSWER},
-                    ["emit", "--root", str(root), "--task", task, "--stage", "plan",
-                     "--command", "/dr-plan", "--captured-by", "agent",
-                     "--response-file", str(tmp_path / "answer.md")],
+                    ["emit", "--task", task, "--stage", "plan", "--command", "/dr-plan",
+                     "--captured-by", "agent", "--response-file", str(tmp_path / "answer.md")],
                 )  # fmt: skip
                 with pytest.raises(Exception) as raised:
                     await session.get_prompt("resume", {"task": task})
                 err = run(["resume", "--root", str(root), "--task", task])[2].decode().strip()
                 assert str(getattr(raised.value, "message", raised.value)) == err
             for sid in HOSTILE_SESSIONS:
-                await refused(
-                    session, "resume_session", {"session": sid},
-                    ["session-replay", "--root", str(root), "--session", sid],
-                )  # fmt: skip
+                replay = ["session-replay", "--session", sid]
+                await refused(session, "resume_session", {"session": sid}, replay)
                 await refused(
                     session, "save_session",
                     {"session": sid, "captured_by": "agent", "recommended_next": "/dr-do",
                      "next_action": "go", "active_tasks": TASKS, "body": BODY},
-                    ["session-write", "--root", str(root), "--session", sid,
-                     "--captured-by", "agent", "--recommended-next", "/dr-do",
-                     "--next-action", "go", "--active-tasks-file", str(tmp_path / "tasks.txt"),
+                    ["session-write", "--session", sid, "--captured-by", "agent",
+                     "--recommended-next", "/dr-do", "--next-action", "go",
+                     "--active-tasks-file", str(tmp_path / "tasks.txt"),
                      "--body-file", str(tmp_path / "body.md")],
                 )  # fmt: skip
             from mcp.shared.exceptions import MCPError
@@ -386,29 +397,15 @@ def test_hostile_ids_get_the_cli_refusal_and_touch_nothing(tmp_path: Path) -> No
 
 def test_huge_bodies_go_as_the_cli_takes_them(tmp_path: Path) -> None:
     needs_sdk()
-    root = workspace(tmp_path)
-    twin = workspace(tmp_path / "twin")
     huge = "x" * 80 + "\n"
     answer = huge * 40000 + "\n" + ANSWER.split("\n\n", 1)[1]  # 3.2 MB, the CTA block last
     body = BODY + huge * 20000  # 1.6 MB: over session-write's 1 MiB
-    (tmp_path / "answer.md").write_text(answer)
-    (tmp_path / "tasks.txt").write_text(TASKS)
-    (tmp_path / "body.md").write_text(body)
+    root, _ = workspaces(tmp_path, answer, body)
 
     async def check() -> None:
         async with client(["--root", str(root)]) as session:
-            result = await session.call_tool(
-                "write_snapshot",
-                {"task": "TUNE-0032", "stage": "plan", "command": "/dr-plan",
-                 "answer": answer, "captured_at": STAMP},
-            )  # fmt: skip
-            assert not result.is_error
-            emit = ["emit", "--root", str(twin), "--task", "TUNE-0032", "--stage", "plan"]
-            emit += ["--command", "/dr-plan", "--captured-at", STAMP]
-            assert run([*emit, "--response-file", str(tmp_path / "answer.md")])[0] == 0
-            path = "datarim/snapshots/TUNE-0032.snapshot.md"
-            assert (root / path).read_bytes() == (twin / path).read_bytes()
-            assert b"truncated: true" in (root / path).read_bytes()
+            await written_as_emit_writes(session, tmp_path, answer)
+            assert b"truncated: true" in (root / SNAPSHOT).read_bytes()
 
             saved = await session.call_tool(
                 "save_session",

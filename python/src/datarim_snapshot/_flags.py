@@ -87,23 +87,21 @@ def parse_flags(spec: str, required: str, argv: Sequence[str]) -> dict[str, str]
     return found
 
 
-def writer_flags(
-    disabled_by: str, spec: str, required: str, argv: Sequence[str]
-) -> dict[str, str] | None:
+def writer_arguments(
+    disabled_by: str, required: str, optional: str, argv: Sequence[str]
+) -> dict[str, Any] | None:
     """How a writer command starts: None when the environment variable
     disabled_by is "1" (that write is off: the command exits 0 having done
-    nothing), else its flags (parse_flags)."""
+    nothing), else the flags given (parse_flags, the required value flags and
+    the optional spec) by parameter name (--captured-by: captured_by), a switch
+    as True, to pass on as keywords (Any: mypy would hold a dict of str against
+    every other parameter too)."""
     if os.environ.get(disabled_by) == "1":
         return None
-    return parse_flags(spec, required, argv)
-
-
-def required_arguments(flags: dict[str, str], required: str) -> dict[str, Any]:
-    """The values of the required flags (a parse_flags spec's required list) by
-    parameter name (--captured-by: captured_by), to pass on as keywords (Any:
-    mypy would hold a dict of str against every other parameter too)."""
-    names = (flag[2:].replace("-", "_") for flag in required.split())
-    return {name: flags[name] for name in names}
+    spec = " ".join(f"{flag}=" for flag in required.split()) + " " + optional
+    switches = {f[2:].replace("-", "_") for f in optional.split() if not f.endswith(("=", "=+"))}
+    flags = parse_flags(spec, required, argv)
+    return {name: True if name in switches else value for name, value in flags.items()}
 
 
 def seconds_env(name: str, default: int) -> int:

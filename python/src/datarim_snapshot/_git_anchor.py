@@ -252,19 +252,26 @@ def index_large(top: str) -> bool:
     )
 
 
-def _head_unchecked(directory: str) -> Anchor | None:
-    """HEAD and its branch, dirtiness not checked, from `git rev-parse HEAD
-    --symbolic-full-name HEAD`: the commit, then refs/heads/<branch> (anything
-    else: detached). None when HEAD is no commit yet or git fails or times out."""
-    try:
-        out = git_output(directory, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
-    except GitTimeout:
-        return None
+def head(directory: str) -> tuple[bytes, bytes] | None:
+    """HEAD and its branch from `git rev-parse HEAD --symbolic-full-name HEAD`:
+    the commit, then refs/heads/<branch> (anything else: detached, b""). None
+    when HEAD is no commit yet or git fails; GitTimeout when git runs past
+    git_seconds(). Bash twin: git_anchor_head."""
+    out = git_output(directory, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
     if out is None:
         return None
-    head, _, ref = out.rstrip(b"\n").partition(b"\n")
-    branch = ref[len(b"refs/heads/") :] if ref.startswith(b"refs/heads/") else b""
-    return Anchor(head, branch, None)
+    commit, _, ref = out.rstrip(b"\n").partition(b"\n")
+    return commit, ref[len(b"refs/heads/") :] if ref.startswith(b"refs/heads/") else b""
+
+
+def _head_unchecked(directory: str) -> Anchor | None:
+    """HEAD and its branch, dirtiness not checked; None when HEAD is no commit
+    yet or git fails or times out."""
+    try:
+        found = head(directory)
+    except GitTimeout:
+        return None
+    return None if found is None else Anchor(*found, None)
 
 
 def probe(root: str, forced: bool = False, full: bool = False) -> Anchor | None:

@@ -7,7 +7,7 @@ longer the current HEAD, the facts and the notice above the replay prompt
 
 from __future__ import annotations
 
-from ._git_anchor import GitTimeout, git_output, git_seconds, work_tree
+from ._git_anchor import GitTimeout, git_output, git_seconds, head, work_tree
 from ._records import Record
 from ._rules import pattern
 from ._texts import text_bytes
@@ -60,15 +60,12 @@ def drift(root: str, extra: Mapping[str, bytes]) -> Drift | None:
     if directory is None:
         return None
     try:
-        out = git_output(directory, "rev-parse", "HEAD", "--symbolic-full-name", "HEAD")
+        found = head(directory)
     except GitTimeout:
         return UNCHECKED
-    if out is None:
+    if found is None or found[0] == recorded:
         return None
-    current, _, symbolic = out.rstrip(b"\n").partition(b"\n")
-    if current == recorded:
-        return None
-    branch = symbolic[len(b"refs/heads/") :] if symbolic.startswith(b"refs/heads/") else b""
+    current, branch = found
     between = recorded.decode() + "..." + current.decode()
     try:
         counts = git_output(directory, "rev-list", "--left-right", "--count", between)

@@ -14,6 +14,10 @@ from __future__ import annotations
 from ._records import Record
 from ._rules import occurrences, pattern, span
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
 REDACTED = b"[REDACTED]"
 # Regular expressions compile on first use (rules.pattern), not at import.
 _VALUE = rb"[^\]\[ \t\r\"'`,;&<>(){}]"
@@ -176,20 +180,37 @@ class _Redactor:
             return 0
         return 2 if data[at + 1 : at + 2] in (b'"', b"'") else 0
 
+    def replaced(
+        self, data: bytes, starts: Iterable[int], find: Callable[[int], tuple[int, int] | None]
+    ) -> bytes:
+        """data with each secret replaced by REDACTED, left to right: find(at) is the
+        [start, end) of the secret a candidate at (from starts) opens, or None; a
+        candidate inside a secret already replaced is passed over."""
+        pieces: list[bytes] = []
+        last = 0
+        for at in starts:
+            if at < last:
+                continue
+            found = find(at)
+            if found is None:
+                continue
+            start, end = found
+            pieces += [data[last:start], REDACTED]
+            self.count += 1
+            last = end
+        return b"".join(pieces) + data[last:] if pieces else data
+
     def authorization(self, data: bytes) -> bytes:
         """The credential of an Authorization header, Bearer or Basic, in header,
         JSON, dict or assignment spelling (datarim-redact.awk, redact_authorization)."""
         low = data.lower()
-        pieces: list[bytes] = []
-        last = 0
-        for at in occurrences(low, b"authorization"):
-            if at < last:
-                continue
+
+        def credential(at: int) -> tuple[int, int] | None:
             j = at + 13
             j += self.quote(data, j)
             j += span(data, j, rb"[ \t]")
             if data[j : j + 1] not in (b":", b"="):
-                continue
+                return None
             j += 1
             j += span(data, j, rb"[ \t]")
             j += self.quote(data, j)
@@ -198,53 +219,42 @@ class _Redactor:
             elif low.startswith(b"basic", j):
                 j += 5
             else:
-                continue
+                return None
             blank = span(data, j, rb"[ \t]")
             if not blank:
-                continue
+                return None
             j += blank
             run = span(data, j, rb"[A-Za-z0-9._~+/=-]")
-            if not run:
-                continue
-            pieces += [data[last:j], REDACTED]
-            self.count += 1
-            last = j + run
-        return b"".join(pieces) + data[last:] if pieces else data
+            return (j, j + run) if run else None
+
+        return self.replaced(data, occurrences(low, b"authorization"), credential)
 
     def tokens(self, data: bytes, rule: _TokenRule) -> bytes:
         """Tokens recognised by their prefix."""
-        pieces: list[bytes] = []
-        last = 0
-        for at in occurrences(data, rule.literal):
-            if at < last:
-                continue
+
+        def token(at: int) -> tuple[int, int] | None:
             if at > 0 and _is(data, at - 1, rule.edge):
-                continue
+                return None
             q = at + len(rule.literal)
             if rule.head and not pattern(rule.head).match(data, q):
-                continue
+                return None
             run = span(data, q, rule.body)
             if run < rule.minimum or (rule.maximum and run > rule.maximum):
-                continue
+                return None
             if _is(data, q + run, rule.edge):
-                continue
-            pieces += [data[last:at], REDACTED]
-            self.count += 1
-            last = q + run
-        return b"".join(pieces) + data[last:] if pieces else data
+                return None
+            return at, q + run
+
+        return self.replaced(data, occurrences(data, rule.literal), token)
 
     def assignments(self, data: bytes) -> bytes:
         """key=value anywhere, "key": value (quoted key), and key: value at the
         start of a line (YAML), where the key ends in one of _KEY_SUFFIXES (any case)."""
         lead = span(data, 0, rb"[ \t-]")
-        pieces: list[bytes] = []
-        last = 0
-        for match in pattern(rb"[=:]").finditer(data):
-            i = match.start()
-            if i < last:
-                continue
+
+        def value(i: int) -> tuple[int, int] | None:
             if data[i + 1 : i + 2] in (b"=", b":", b"/"):
-                continue
+                return None
             j = i - 1
             while j >= 0 and data[j : j + 1] in (b" ", b"\t"):
                 j -= 1
@@ -256,14 +266,14 @@ class _Redactor:
                 j -= 1
             key_start = j + 1
             if key_start > key_end:
-                continue
+                return None
             # Only the key's last 16 characters matter: every suffix is shorter.
             key = data[max(key_start, key_end - 15) : key_end + 1].lower()
             if not key.endswith(_KEY_SUFFIXES):
-                continue
+                return None
             yaml = data[i : i + 1] == b":" and not quoted
             if yaml and key_start > lead:
-                continue
+                return None
             v = i + 1
             v += span(data, v, rb"[ \t]")
             quote = data[v : v + 1]
@@ -275,11 +285,11 @@ class _Redactor:
             else:
                 run = span(data, v, rb"[^\r]" if yaml else _VALUE)
             if not run or data[v : v + len(REDACTED)] == REDACTED:
-                continue
-            pieces += [data[last:v], REDACTED]
-            self.count += 1
-            last = v + run
-        return b"".join(pieces) + data[last:] if pieces else data
+                return None
+            return v, v + run
+
+        separators = (match.start() for match in pattern(rb"[=:]").finditer(data))
+        return self.replaced(data, separators, value)
 
     def line(self, data: bytes) -> bytes:
         data = self.authorization(data)

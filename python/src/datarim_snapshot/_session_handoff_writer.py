@@ -10,7 +10,7 @@ import os
 
 from . import _git_anchor as git_anchor
 from ._errors import MalformedError, RefusedError
-from ._flags import check_descriptors, required_arguments, seconds_env, writer_flags
+from ._flags import check_descriptors, seconds_env, writer_arguments
 from ._inputs import one_stdin, read_input, read_prefix, require_readable
 from ._lock import held_lock
 from ._publish import artifact_dir, publish
@@ -43,7 +43,7 @@ from ._session_format import (
     untagged_claim,
 )
 from ._session_resume_block import render_resume_block
-from ._snapshot_writer import now_utc
+from ._snapshot_writer import capture_lines, now_utc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -357,13 +357,9 @@ def render_session_block(
     head = (
         b"---\nartifact: session-handoff\nschema_version: 1\nsession_id: "
         + session.encode()
-        + b"\ncaptured_at: "
-        + _raw(captured_at)
-        + b"\ncaptured_by: "
-        + _raw(captured_by)
-        + b"\nrecommended_next: "
-        + _raw(recommended_next)
-        + b"\nnext_action: "
+        + b"\n"
+        + capture_lines(captured_at, captured_by, recommended_next)
+        + b"next_action: "
         + quoted_next
         + b"\nactive_tasks:"
         + (b"\n" + task_lines if task_lines else b" []\n")
@@ -470,23 +466,19 @@ def write_session_handoff(
 
 def session_write_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/session-handoff-writer-wrapper.sh."""
-    required = (
-        "--root --session --captured-by --recommended-next --next-action "
-        "--active-tasks-file --body-file"
-    )
-    flags = writer_flags(
+    arguments = writer_arguments(
         "DATARIM_DISABLE_SESSION_HANDOFF",
-        "--root= --session= --captured-by= --recommended-next= --next-action= "
-        "--active-tasks-file= --body-file= --captured-at= --git-state=+",
-        required,
+        "--root --session --captured-by --recommended-next --next-action "
+        "--active-tasks-file --body-file",
+        "--captured-at= --git-state=+",
         argv,
     )
-    if flags is None:
+    if arguments is None:
         return 0
+    git_state = arguments.pop("git_state", None)
     saved = write_session_handoff(
-        **required_arguments(flags, required),
-        captured_at=flags.get("captured_at") or None,
-        git_state_of=flags["git_state"].split("\n") if "git_state" in flags else (),
+        **arguments,
+        git_state_of=git_state.split("\n") if git_state else (),
         lock_timeout=seconds_env("DR_SESSION_LOCK_TIMEOUT", 60),
     )
     tell_written(console, PROGRAM, saved.new_knowledge_base, saved.redactions)

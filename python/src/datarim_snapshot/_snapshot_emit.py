@@ -15,7 +15,7 @@ from . import _git_anchor as git_anchor
 from . import _jsonout as jsonout
 from ._cta_parse import read_cta_chunks
 from ._errors import RefusedError
-from ._flags import check_descriptors, required_arguments, seconds_env, writer_flags
+from ._flags import check_descriptors, seconds_env, writer_arguments
 from ._inputs import InputFile, read_up_to, require_readable
 from ._publish import check_publish
 from ._records import FrozenRecord
@@ -174,22 +174,19 @@ def _chunks(head: bytes, stream: BinaryIO) -> Iterator[bytes]:
 
 def emit_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/emit-stage-snapshot.sh."""
-    required = "--root --task --stage --command --response-file"
-    flags = writer_flags(
+    arguments = writer_arguments(
         "DATARIM_DISABLE_SNAPSHOT",
-        "--root= --task= --stage= --command= --response-file= --captured-by= "
-        "--captured-at= --dry-run --json",
-        required,
+        "--root --task --stage --command --response-file",
+        "--captured-by= --captured-at= --dry-run --json",
         argv,
     )
-    if flags is None:
+    if arguments is None:
         return 0
-    as_json = "json" in flags
+    as_json = arguments.pop("json", False)
+    dry_run = arguments.pop("dry_run", False)
     emission = emit_stage_snapshot(
-        **required_arguments(flags, required),
-        captured_by=flags.get("captured_by", "agent"),
-        captured_at=flags.get("captured_at") or None,
-        dry_run=as_json or "dry_run" in flags,
+        **arguments,
+        dry_run=as_json or dry_run,
         lock_timeout=seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60),
         redact=redaction_enabled(),
     )

@@ -38,7 +38,7 @@ from ._rules import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from typing import Union
 
     from ._console import Console
@@ -120,6 +120,21 @@ def _check_git_field(key: str, value: bytes) -> bytes:
     return value
 
 
+def _checked(value: bytes, key: str, ok: Callable[[bytes], bool]) -> bytes:
+    """value, unless ok(value) is false: then MalformedError "bad <key>"."""
+    if not ok(value):
+        raise MalformedError(f"bad {key}")
+    return value
+
+
+def _checked_command(value: bytes, key: str) -> bytes:
+    """value, unless it is no slash command: then MalformedError "bad <key>: <why>"."""
+    fault = slash_command_fault(value)
+    if fault:
+        raise MalformedError(f"bad {key}: {fault}")
+    return value
+
+
 def checked_fields(data: bytes, task: str, extra_keys: tuple[str, ...] = ()) -> SnapshotFields:
     """Raises MalformedError naming the first broken rule; data is at most CAP+1 bytes.
     Returns the validated fields."""
@@ -136,23 +151,11 @@ def checked_fields(data: bytes, task: str, extra_keys: tuple[str, ...] = ()) -> 
         raise MalformedError("artifact is not stage-snapshot")
     if field("schema_version") != b"1":
         raise MalformedError("schema_version is not 1")
-    stage = field("stage")
-    if not is_stage(stage):
-        raise MalformedError("bad stage")
-    command = field("command")
-    fault = slash_command_fault(command)
-    if fault:
-        raise MalformedError(f"bad command: {fault}")
-    captured_at = field("captured_at")
-    if not is_timestamp(captured_at):
-        raise MalformedError("bad captured_at")
-    captured_by = field("captured_by")
-    if not is_captured_by(captured_by):
-        raise MalformedError("bad captured_by")
-    recommended_next = field("recommended_next")
-    fault = slash_command_fault(recommended_next)
-    if fault:
-        raise MalformedError(f"bad recommended_next: {fault}")
+    stage = _checked(field("stage"), "stage", is_stage)
+    command = _checked_command(field("command"), "command")
+    captured_at = _checked(field("captured_at"), "captured_at", is_timestamp)
+    captured_by = _checked(field("captured_by"), "captured_by", is_captured_by)
+    recommended_next = _checked_command(field("recommended_next"), "recommended_next")
 
     options: list[bytes] = []
     line = field("options")

@@ -11,7 +11,7 @@ import time
 from . import _git_anchor as git_anchor
 from . import _journal as journal
 from ._errors import RefusedError, UsageError, arguments_named
-from ._flags import check_descriptors, required_arguments, seconds_env, writer_flags
+from ._flags import check_descriptors, seconds_env, writer_arguments
 from ._inputs import one_stdin, read_input, require_readable
 from ._lock import held_lock, unlink_quietly
 from ._publish import artifact_dir, publish
@@ -50,6 +50,20 @@ OPTIONS_READ_LIMIT = CAP + 1
 
 def _raw(value: str) -> bytes:
     return os.fsencode(value)
+
+
+def capture_lines(captured_at: str, captured_by: str, recommended_next: str) -> bytes:
+    """The frontmatter lines of when, by whom and what next, in the order both a
+    stage snapshot and a session block hold them (spec §3, §5)."""
+    return (
+        b"captured_at: "
+        + _raw(captured_at)
+        + b"\ncaptured_by: "
+        + _raw(captured_by)
+        + b"\nrecommended_next: "
+        + _raw(recommended_next)
+        + b"\n"
+    )
 
 
 def _is_cont(text: bytes, index: int) -> bool:
@@ -153,13 +167,8 @@ def render_snapshot(
         + _raw(stage)
         + b"\ncommand: "
         + _raw(command)
-        + b"\ncaptured_at: "
-        + _raw(captured_at)
-        + b"\ncaptured_by: "
-        + _raw(captured_by)
-        + b"\nrecommended_next: "
-        + _raw(recommended_next)
         + b"\n"
+        + capture_lines(captured_at, captured_by, recommended_next)
         + rendered_options
         + b"size_bytes: "
     )
@@ -384,20 +393,16 @@ WRITER = "snapshot-writer"
 
 def write_command(argv: Sequence[str], console: Console) -> int:
     """Same flags, bytes and exit codes as dev-tools/snapshot-writer-wrapper.sh."""
-    required = "--root --task --stage --command --captured-by --recommended-next --body-file"
-    flags = writer_flags(
+    arguments = writer_arguments(
         "DATARIM_DISABLE_SNAPSHOT",
-        "--root= --task= --stage= --command= --captured-by= --recommended-next= "
-        "--body-file= --options-file= --captured-at=",
-        required,
+        "--root --task --stage --command --captured-by --recommended-next --body-file",
+        "--options-file= --captured-at=",
         argv,
     )
-    if flags is None:
+    if arguments is None:
         return 0
     saved = save_stage_snapshot(
-        **required_arguments(flags, required),
-        options_file=flags.get("options_file") or None,
-        captured_at=flags.get("captured_at") or None,
+        **arguments,
         redact=redaction_enabled(),
         lock_timeout=seconds_env("DR_SNAPSHOT_LOCK_TIMEOUT", 60),
     )
