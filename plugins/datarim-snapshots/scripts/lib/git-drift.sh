@@ -14,15 +14,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_git_drift=1 && shopt -u expand_aliases; fi
 
-_git_drift_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/git-anchor.sh
-  . "$dir/git-anchor.sh"
-}
-_git_drift_load
-unset -f _git_drift_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source git-anchor.sh
 
 # git_drift_facts <root> <extra> <out-var>: <extra> holds a validated
 # snapshot's optional fields ("<key> <value>" lines). When it records a

@@ -22,11 +22,8 @@ if shopt -q expand_aliases; then _dr_aliases_hook_state=1 && shopt -u expand_ali
 # discovery) unless it is loaded.
 hook_load_common() {
   declare -F dr_call >/dev/null 2>&1 && return 0
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
+  case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
 }
 
 # hook_opening <hook> <what-is-not-done> "$@": how a hook that takes no

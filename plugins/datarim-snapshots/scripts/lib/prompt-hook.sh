@@ -21,15 +21,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_prompt_hook=1 && shopt -u expand_aliases; fi
 
-_prompt_hook_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/hook-state.sh
-  . "$dir/hook-state.sh"
-}
-_prompt_hook_load
-unset -f _prompt_hook_load
+# shellcheck source=scripts/lib/hook-state.sh
+case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/hook-state.sh" ;; *) . ./hook-state.sh ;; esac
 
 # prompt_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 prompt_hook() {

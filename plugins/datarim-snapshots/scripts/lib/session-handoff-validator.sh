@@ -13,15 +13,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_session_handoff_validator=1 && shopt -u expand_aliases; fi
 
-_session_handoff_validator_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/session-handoff-writer.sh
-  . "$dir/session-handoff-writer.sh"
-}
-_session_handoff_validator_load
-unset -f _session_handoff_validator_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source session-handoff-writer.sh
 
 # session_check_file <file> <session-id> <msg-var>: judges one file;
 # <msg-var> gets the first broken rule (empty when valid). <session-id>

@@ -12,15 +12,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_snapshot_validator=1 && shopt -u expand_aliases; fi
 
-_snapshot_validator_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-writer.sh
-  . "$dir/snapshot-writer.sh"
-}
-_snapshot_validator_load
-unset -f _snapshot_validator_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source snapshot-writer.sh
 
 # snapshot_check_file <file> <task-id> <msg-var> [<extra-keys>]: judges one
 # file; <msg-var> gets the first broken rule (empty when valid). <task-id>

@@ -29,15 +29,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_stop_hook=1 && shopt -u expand_aliases; fi
 
-_stop_hook_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/hook-state.sh
-  . "$dir/hook-state.sh"
-}
-_stop_hook_load
-unset -f _stop_hook_load
+# shellcheck source=scripts/lib/hook-state.sh
+case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/hook-state.sh" ;; *) . ./hook-state.sh ;; esac
 
 # stop_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 stop_hook() {
@@ -222,8 +215,8 @@ stop_hook_otel() {
 # stop_hook_emit <state> <answer-file> <cwd line>: the snapshot of the turn
 # whose record was read (the caller's rec_* locals), through emit.
 stop_hook_emit() {
-  local state=$1 cwd=${3#s} dir=${BASH_SOURCE[0]} what root stamp timeout err status=0
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  local state=$1 cwd=${3#s} dir what root stamp timeout err status=0
+  dr_lib_dir_into dir
   what=/dr-$rec_stage${rec_task:+ $rec_task}
   if [ -n "$rec_task" ] && ! dr_task_id_ok "$rec_task"; then
     hook_log "$state" stop-hook "$what: the turn record's task is not a task ID; nothing written"
@@ -258,8 +251,7 @@ stop_hook_emit() {
     return 0
   fi
   status=0
-  # shellcheck source=scripts/lib/snapshot-emit.sh
-  . "$dir/snapshot-emit.sh"
+  dr_source snapshot-emit.sh
   # emit's messages go to a file: no subshell to capture them.
   emit_answer_snapshot stop-hook "$root" "$rec_task" "$rec_stage" "/dr-$rec_stage" "$2" agent \
     "$stamp" "$timeout" >/dev/null 2>"$2.err" || status=$?
