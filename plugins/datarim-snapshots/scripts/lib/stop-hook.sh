@@ -137,18 +137,27 @@ stop_hook_transcript() {
     return 1
     ;;
   esac
-  if [ -L "$path" ]; then
-    printf -v "$3" '%s' "transcript_path is a symlink"
-    return 1
-  fi
-  if [ ! -f "$path" ] || [ ! -r "$path" ]; then
-    printf -v "$3" '%s' "transcript_path is not a readable file"
-    return 1
-  fi
+  stop_hook_readable "$path" transcript_path "transcript_path is not a readable file" "$3" || return 1
   stop_hook_answer "$path" 262144 transcript-tail.awk "$2" "$3" \
     "no assistant entry in the last 262144 bytes of transcript_path" \
     "the last assistant entry of transcript_path holds no usable text" \
     "transcript_path has an entry that is not one strict JSON object"
+}
+
+# stop_hook_readable <file> <name> <missing> <msg-var>: 0 when <file> is a
+# readable regular file (dr_artifact_state); else 1 after setting <msg-var> to
+# "<name> is a symlink", <missing>, or "<name> is not a readable file".
+stop_hook_readable() {
+  local why status=0
+  dr_artifact_state "$1" why || status=$?
+  case $status:$why in
+    0:*) return 0 ;;
+    1:*) why=$3 ;;
+    *:'is a symlink') why="$2 $why" ;;
+    *) why="$2 is not a readable file" ;;
+  esac
+  printf -v "$4" '%s' "$why"
+  return 1
 }
 
 # stop_hook_answer <file> <bytes> <program> <answer-file> <msg-var> <none>
@@ -157,8 +166,8 @@ stop_hook_transcript() {
 # <file> to <answer-file>; 1 after setting <msg-var> to why not: <none> (no
 # entry of the turn), <no-text> (none usable), <not-json> (a bad entry).
 stop_hook_answer() {
-  local LC_ALL=C dir=${BASH_SOURCE[0]} status=0
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  local LC_ALL=C dir status=0
+  dr_lib_dir_into dir
   tail -c "$2" -- "$1" 2>/dev/null | tr '\000\002' '\001\001' | DR_HOOK_TEXT_FILE=$4 \
     LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/$3" -f "$dir/hook-payload.awk" \
     2>/dev/null || status=$?
@@ -194,18 +203,9 @@ stop_hook_otel() {
   esac
   trace=${context:3:32}
   parent=${context:36:16}
-  if [ -L "$file" ]; then
-    printf -v "$4" '%s' "copilot-otel.jsonl in the state directory is a symlink"
+  stop_hook_readable "$file" "copilot-otel.jsonl in the state directory" \
+    "no copilot-otel.jsonl in the state directory (Copilot's OpenTelemetry file: docs/agent-runtimes.md)" "$4" ||
     return 1
-  fi
-  if [ ! -e "$file" ]; then
-    printf -v "$4" '%s' "no copilot-otel.jsonl in the state directory (Copilot's OpenTelemetry file: docs/agent-runtimes.md)"
-    return 1
-  fi
-  if [ ! -f "$file" ] || [ ! -r "$file" ]; then
-    printf -v "$4" '%s' "copilot-otel.jsonl in the state directory is not a readable file"
-    return 1
-  fi
   DR_OTEL_TRACE=$trace DR_OTEL_PARENT=$parent stop_hook_answer "$file" 4194304 copilot-otel.awk "$3" "$4" \
     "no chat span of this turn in the last 4194304 bytes of copilot-otel.jsonl" \
     "the chat span of this turn in copilot-otel.jsonl holds no usable text" \
