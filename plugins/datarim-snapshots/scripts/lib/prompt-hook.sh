@@ -30,7 +30,7 @@ prompt_hook() {
   dr_call prompt_hook_body "$@" # with our shell options
 }
 prompt_hook_body() {
-  local state fields status=0 msg='' line sid turn command stage task file disabled=''
+  local state fields msg sid turn command stage task file disabled=''
   hook_opening prompt-hook recorded "$@" && return 0
   if ! hook_state_dir state; then
     hook_drain
@@ -44,22 +44,8 @@ prompt_hook_body() {
     hook_drain
     return 0
   fi
-  hook_read_payload fields "session_id turn_id hook_event_name" '' '' "submitted_prompt prompt" || status=$?
-  if [ "$status" -ne 0 ]; then
-    [ -z "$disabled" ] || return 0
-    hook_payload_failure "$status" msg
-    hook_turns_clear_all "$state" msg
-    hook_log "$state" prompt-hook "$msg"
-    return 0
-  fi
-  hook_line "$fields" 1 line
-  sid=${line#s}
-  if [ "$line" = "$sid" ]; then
-    msg="payload has no usable session_id"
-  elif ! hook_turn_file "$state" "$sid" file; then
-    msg="session_id is not a safe file name"
-  fi
-  if [ -n "$msg" ]; then
+  if ! hook_payload_session "$state" fields sid file msg \
+    "session_id turn_id hook_event_name" '' '' "submitted_prompt prompt"; then
     [ -z "$disabled" ] || return 0
     hook_turns_clear_all "$state" msg
     hook_log "$state" prompt-hook "$msg"

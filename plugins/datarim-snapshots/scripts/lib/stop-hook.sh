@@ -68,25 +68,13 @@ stop_hook_body() {
 stop_hook_capture() {
   local state=$1 answer=$2 fields status=0 msg='' line sid file turn text cwd
   local rec_stage='' rec_task='' rec_turn=''
-  hook_read_payload fields "session_id stop_hook_active turn_id transcript_path cwd traceparent" \
-    last_assistant_message "$answer" || status=$?
-  if [ "$status" -ne 0 ]; then
-    hook_payload_failure "$status" msg
+  if ! hook_payload_session "$state" fields sid file msg \
+    "session_id stop_hook_active turn_id transcript_path cwd traceparent" last_assistant_message "$answer"; then
     hook_log "$state" stop-hook "$msg"
     return 0
   fi
   # stop_hook_active (another Stop hook made the model go on) changes nothing:
   # a record still pending means this final answer is the stage's.
-  hook_line "$fields" 1 line
-  sid=${line#s}
-  if [ "$line" = "$sid" ]; then
-    hook_log "$state" stop-hook "payload has no usable session_id"
-    return 0
-  fi
-  if ! hook_turn_file "$state" "$sid" file; then
-    hook_log "$state" stop-hook "session_id is not a safe file name"
-    return 0
-  fi
   [ -e "$file" ] || [ -L "$file" ] || return 0
   status=0
   hook_turn_read "$file" rec || status=$?
