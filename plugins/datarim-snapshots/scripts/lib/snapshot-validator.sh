@@ -154,23 +154,11 @@ snapshot_field() {
   printf -v "$3" '%s' "$value"
 }
 
-# check_stage_snapshot: the validator's command line. 0 valid, 1 missing,
-# 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
-check_stage_snapshot() { dr_call check_stage_snapshot_body "$@"; } # with our shell options
-check_stage_snapshot_body() {
-  local prog=check-stage-snapshot status=0 finished root rel msg
-  # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
-  # shellcheck disable=SC2034
-  local opt_task='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
-  dr_checker_flags "$prog" --task snapshot_self_test finished "$@" || status=$?
-  [ -z "$finished" ] || return "$status"
-  dr_check_task_flag "$prog" "$opt_task" || return 3
-  dr_reader_root "$prog" "$opt_root" root || return 3
-  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
-  rel=datarim/snapshots/$opt_task.snapshot.md
-  snapshot_check_file "$root/$rel" "$opt_task" msg || status=$?
-  [ "$status" -eq 0 ] || dr_err "$prog" "$rel $msg"
-  return "$status"
+# check_stage_snapshot: the validator's command line (dr_checker). 0 valid,
+# 1 missing, 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
+check_stage_snapshot() { # with our shell options
+  dr_call dr_checker check-stage-snapshot --task snapshot_self_test snapshots .snapshot.md \
+    snapshot_check_file "$@"
 }
 
 # snapshot_self_test: writes, checks and breaks a snapshot in a scratch root.
