@@ -29,7 +29,7 @@ dr_source git-anchor.sh
 # recorded side (both empty when missing). When git did not answer within
 # git_anchor_seconds, it is "unchecked". Else it is empty.
 git_drift_facts() {
-  local LC_ALL=C rest=$2 line recorded='' rbranch='' rdirty='' dir out current cbranch
+  local LC_ALL=C rest=$2 line recorded='' rbranch='' rdirty='' dir current cbranch
   local counts ahead='' behind='' relation=missing status=0
   printf -v "$3" '%s' ''
   while [ -n "$rest" ]; do
@@ -44,15 +44,12 @@ git_drift_facts() {
   [ -n "$recorded" ] || return 0
   git_anchor_work_tree "$1" dir || return 0
   command -v git >/dev/null 2>&1 || return 0
-  out=$(git_anchor_git "$dir" rev-parse HEAD --symbolic-full-name HEAD) || status=$?
+  git_anchor_head "$dir" current cbranch || status=$?
   if [ "$status" -ne 0 ]; then
     ! git_anchor_timed_out "$status" || printf -v "$3" '%s' unchecked
     return 0
   fi
-  current=${out%%$'\n'*}
-  cbranch=${out#*$'\n'}
   [ "$current" != "$recorded" ] || return 0
-  case $cbranch in refs/heads/?*) cbranch=${cbranch#refs/heads/} ;; *) cbranch='' ;; esac
   if counts=$(git_anchor_git "$dir" rev-list --left-right --count "$recorded...$current"); then
     behind=${counts%%[!0-9]*}
     ahead=${counts##*[!0-9]}
