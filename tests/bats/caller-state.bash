@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# What a sourced library must leave as it was, for library.bats and hooks.bats.
+# What a sourced library must leave as it was, for library.bats and hooks.bats,
+# and those files' setup (caller_setup).
 #
 #   caller_state <own-functions> <own-variables>
 # prints a caller script's `state` function: its options, shopt settings, traps,
@@ -17,4 +18,12 @@ state() {
   printf 'LC_ALL=%s PWD=%s OLDPWD=%s umask=%s\n' "\${LC_ALL-unset}" "\$PWD" "\${OLDPWD-unset}" "\$(umask)"
 }
 EOF2
+}
+
+# caller_setup: each test's REPO (this checkout) and ROOT (an empty workspace).
+caller_setup() {
+  # shellcheck disable=SC2034 # the tests' own
+  REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
+  ROOT=$BATS_TEST_TMPDIR/ws
+  mkdir -p "$ROOT"
 }

@@ -8,9 +8,8 @@
 load caller-state
 
 setup() {
-  REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
-  ROOT=$BATS_TEST_TMPDIR/ws
-  mkdir -p "$ROOT/datarim"
+  caller_setup
+  mkdir "$ROOT/datarim"
   printf '# Tasks\n' >"$ROOT/datarim/tasks.md"
 }
 

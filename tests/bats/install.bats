@@ -50,6 +50,25 @@ reference() {
   printf '# a skill\n' >"$1/skills/cta-format.md"
 }
 
+# reference_runtime: DATARIM_RUNTIME, exported, is $T/runtime holding the
+# reference's checkout (reference).
+reference_runtime() {
+  export DATARIM_RUNTIME=$T/runtime
+  reference "$DATARIM_RUNTIME"
+}
+
+# restored <dir> <before> [<install command>...]: --restore (this checkout's
+# dev-tools/install.sh unless a command is given) exits 0 and leaves <dir> as
+# tree printed it <before> the install.
+restored() {
+  local dir=$1 before=$2
+  shift 2
+  [ $# -gt 0 ] || set -- "$REPO/dev-tools/install.sh"
+  run "$@" --restore
+  [ "$status" -eq 0 ]
+  [ "$(tree "$dir")" = "$before" ]
+}
+
 # workspace: a git work tree with a knowledge base, a snapshot and a session the
 # reference wrote, and the temp files the commands fill in.
 workspace() {
@@ -171,16 +190,13 @@ CONTENT-LANDED: diff e35ea16..origin/main for the saved files is empty — work 
   [ "$status" -eq 1 ]
   calls
   calls_ran_this_project
-  run "$REPO/dev-tools/install.sh" --restore
-  [ "$status" -eq 0 ]
-  [ "$(tree "$HOME")" = "$before" ]
+  restored "$HOME" "$before"
   [ ! -e "$HOME/.claude" ]
 }
 
 @test "a copy-mode reference runtime: the calls run ours, the reference's other files stay, restore gives back every byte and mode" {
   workspace
-  export DATARIM_RUNTIME=$T/runtime
-  reference "$DATARIM_RUNTIME"
+  reference_runtime
   printf '{"hooks":{}}\n' >"$DATARIM_RUNTIME/settings.json"
   before=$(tree "$DATARIM_RUNTIME")
   calls
@@ -193,9 +209,7 @@ CONTENT-LANDED: diff e35ea16..origin/main for the saved files is empty — work 
   rm -rf "$T/calls"
   calls
   calls_ran_this_project
-  run "$REPO/dev-tools/install.sh" --restore
-  [ "$status" -eq 0 ]
-  [ "$(tree "$DATARIM_RUNTIME")" = "$before" ]
+  restored "$DATARIM_RUNTIME" "$before"
 }
 
 @test "a symlink-mode reference runtime: nothing is written into the checkout, restore puts the symlinks back" {
@@ -218,15 +232,12 @@ CONTENT-LANDED: diff e35ea16..origin/main for the saved files is empty — work 
   calls
   calls_ran_this_project
   [ "$(tree "$T/checkout")" = "$checkout" ]
-  run "$REPO/dev-tools/install.sh" --restore
-  [ "$status" -eq 0 ]
-  [ "$(tree "$DATARIM_RUNTIME")" = "$before" ]
+  restored "$DATARIM_RUNTIME" "$before"
   [ "$(tree "$T/checkout")" = "$checkout" ]
 }
 
 @test "a second install keeps the first backup: one restore gives back the reference's files" {
-  export DATARIM_RUNTIME=$T/runtime
-  reference "$DATARIM_RUNTIME"
+  reference_runtime
   before=$(tree "$DATARIM_RUNTIME")
   run "$REPO/dev-tools/install.sh"
   [ "$status" -eq 0 ]
@@ -235,14 +246,11 @@ CONTENT-LANDED: diff e35ea16..origin/main for the saved files is empty — work 
   [ "$(cat "$DATARIM_RUNTIME/.datarim-backup/files/dev-tools/check-stage-snapshot-on-exit.sh")" = "#!/usr/bin/env bash
 echo \"reference check-stage-snapshot-on-exit.sh\"
 exit 42" ]
-  run "$REPO/dev-tools/install.sh" --restore
-  [ "$status" -eq 0 ]
-  [ "$(tree "$DATARIM_RUNTIME")" = "$before" ]
+  restored "$DATARIM_RUNTIME" "$before"
 }
 
 @test "a file the reference's updater rewrote after the install is what a later install keeps and restore brings back" {
-  export DATARIM_RUNTIME=$T/runtime
-  reference "$DATARIM_RUNTIME"
+  reference_runtime
   "$REPO/dev-tools/install.sh" >/dev/null
   printf '# the reference writer, updated\n' >"$DATARIM_RUNTIME/scripts/lib/snapshot-writer.sh"
   "$REPO/dev-tools/install.sh" >/dev/null
@@ -253,8 +261,7 @@ exit 42" ]
 }
 
 @test "restore keeps a file that changed after the install, and says so" {
-  export DATARIM_RUNTIME=$T/runtime
-  reference "$DATARIM_RUNTIME"
+  reference_runtime
   "$REPO/dev-tools/install.sh" >/dev/null
   printf '# edited by hand\n' >>"$DATARIM_RUNTIME/dev-tools/snapshot-writer-wrapper.sh"
   edited=$(cat "$DATARIM_RUNTIME/dev-tools/snapshot-writer-wrapper.sh")
@@ -277,9 +284,7 @@ exit 42" ]
   [ "$status" -eq 0 ]
   [ ! -L "$DATARIM_RUNTIME/dev-tools/snapshot-writer-wrapper.sh" ]
   [ "$(tree "$T/elsewhere")" = "$target" ]
-  run "$REPO/dev-tools/install.sh" --restore
-  [ "$status" -eq 0 ]
-  [ "$(tree "$DATARIM_RUNTIME")" = "$before" ]
+  restored "$DATARIM_RUNTIME" "$before"
 }
 
 @test "a file added by hand to an exploded directory after the install stops restore there, and says what is left" {
@@ -303,8 +308,7 @@ exit 42" ]
 }
 
 @test "an install that stops part-way is undone by restore" {
-  export DATARIM_RUNTIME=$T/runtime
-  reference "$DATARIM_RUNTIME"
+  reference_runtime
   # The libraries go first; the entry point standing in the way is refused late.
   rm "$DATARIM_RUNTIME/dev-tools/snapshot-writer-wrapper.sh"
   mkdir "$DATARIM_RUNTIME/dev-tools/snapshot-writer-wrapper.sh"
@@ -315,24 +319,18 @@ exit 42" ]
   [[ $output == *"snapshot-writer-wrapper.sh is a directory; move it away first"* ]]
   [[ $output == *"install stopped part-way"* ]]
   cmp "$REPO/scripts/lib/snapshot-writer.sh" "$DATARIM_RUNTIME/scripts/lib/snapshot-writer.sh"
-  run "$REPO/dev-tools/install.sh" --restore
-  [ "$status" -eq 0 ]
-  [ "$(tree "$DATARIM_RUNTIME")" = "$before" ]
+  restored "$DATARIM_RUNTIME" "$before"
 }
 
 @test "restore runs from the installed copy, without the repository" {
-  export DATARIM_RUNTIME=$T/runtime
-  reference "$DATARIM_RUNTIME"
+  reference_runtime
   before=$(tree "$DATARIM_RUNTIME")
   "$REPO/dev-tools/install.sh" >/dev/null
-  run bash "$DATARIM_RUNTIME/dev-tools/install.sh" --restore
-  [ "$status" -eq 0 ]
-  [ "$(tree "$DATARIM_RUNTIME")" = "$before" ]
+  restored "$DATARIM_RUNTIME" "$before" bash "$DATARIM_RUNTIME/dev-tools/install.sh"
 }
 
 @test "restore with nothing to restore says so and changes nothing" {
-  export DATARIM_RUNTIME=$T/runtime
-  reference "$DATARIM_RUNTIME"
+  reference_runtime
   before=$(tree "$DATARIM_RUNTIME")
   run "$REPO/dev-tools/install.sh" --restore
   [ "$status" -eq 0 ]

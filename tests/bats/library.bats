@@ -6,9 +6,7 @@
 load caller-state
 
 setup() {
-  REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd -P)
-  ROOT=$BATS_TEST_TMPDIR/ws
-  mkdir -p "$ROOT"
+  caller_setup
   printf 'body\n' >"$BATS_TEST_TMPDIR/body.md"
 }
 

@@ -37,24 +37,23 @@ _dr_define_lib_dir() {
 _dr_define_lib_dir
 unset -f _dr_define_lib_dir
 
-_dr_load_concerns() {
-  local dir
-  dr_lib_dir_into dir
-  # shellcheck source=scripts/lib/datarim-rules.sh
-  . "$dir/datarim-rules.sh"
-  # shellcheck source=scripts/lib/datarim-inputs.sh
-  . "$dir/datarim-inputs.sh"
-  # shellcheck source=scripts/lib/datarim-roots.sh
-  . "$dir/datarim-roots.sh"
-  # shellcheck source=scripts/lib/datarim-lock.sh
-  . "$dir/datarim-lock.sh"
-  # shellcheck source=scripts/lib/datarim-publish.sh
-  . "$dir/datarim-publish.sh"
-  # shellcheck source=scripts/lib/datarim-flags.sh
-  . "$dir/datarim-flags.sh"
+# dr_source <file>...: sources each file named from this library's directory,
+# stopping at the first that fails. How every library loads its siblings: its
+# opening sources datarim-common.sh from the directory of ${BASH_SOURCE[0]}
+# (one case line, ./ for a bare name; no fork, no variable, no local that a
+# caller's set -k would leave unset), then dr_source the rest. The files are
+# read in this function, as in any loader: they define functions only.
+dr_source() {
+  local _dr_source_dir _dr_source_file
+  dr_lib_dir_into _dr_source_dir
+  for _dr_source_file; do
+    # shellcheck source=/dev/null # each library names the files it loads
+    . "$_dr_source_dir/$_dr_source_file" || return
+  done
 }
-_dr_load_concerns
-unset -f _dr_load_concerns
+
+dr_source datarim-rules.sh datarim-inputs.sh datarim-roots.sh datarim-lock.sh \
+  datarim-publish.sh datarim-flags.sh
 
 # dr_call <function> [<arg>...]: runs a library entry point with the shell
 # state the libraries are written for, whatever the caller's (sourced, or an

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/_flags.py
 # Flag parsing and the openings of every command: writers (dr_writer_flags),
-# validators (dr_checker_flags) and readers (dr_reader_flags).
+# validators (dr_checker) and readers (dr_reader_flags).
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and
 # nothing else, and the second time costs nothing.
 declare -F dr_parse_flags >/dev/null 2>&1 && return 0
@@ -197,30 +197,44 @@ dr_reader_flags() {
   printf -v "$dr_rf_done" '%s' ''
 }
 
-# dr_checker_flags <program> <id-flag> <self-test-fn> <done-var> "$@": how
-# every validator starts. Parses <id-flag> (e.g. --task), --root,
-# --validate-frontmatter (accepted, changes nothing) and --self-test into the
-# caller's opt_* locals. Sets <done-var> to 1 when the command is over (help
-# or the version printed: 0; --self-test run: its status; usage error: 3) and returns that
-# code; else returns 0 with <done-var> empty, opt_<id> and opt_root set.
-dr_checker_flags() {
-  local dr_cf_prog=$1 dr_cf_flag=$2 dr_cf_test=$3 dr_cf_done=$4 dr_cf_status=0 dr_cf_id
-  shift 4
-  printf -v "$dr_cf_done" '%s' 1
-  dr_parse_flags "$dr_cf_prog" "$dr_cf_flag= --root= --validate-frontmatter --self-test" "" "$@" ||
-    dr_cf_status=$?
-  dr_answer_help_or_version "$dr_cf_prog" "$dr_cf_status" && return 0
-  [ "$dr_cf_status" -eq 0 ] || return 3
+# dr_checker <program> <id-flag> <self-test-fn> <folder> <suffix> <check-fn> "$@":
+# a validator's whole command line. Parses <id-flag> (--task or --session: the
+# ID's rule is dr_task_id_ok or dr_session_id_ok), --root,
+# --validate-frontmatter (accepted for the seeds' callers; every check always
+# runs) and --self-test (<self-test-fn> run, its status returned). Then the
+# reader's root, datarim/<folder> refused when a symlink, and <check-fn> <path>
+# <ID> <msg-var> on datarim/<folder>/<ID><suffix>, its message on stderr after
+# that path. 0 valid (or help, version), 1 missing, 2 malformed, 3 usage.
+dr_checker() {
+  local dr_ck_prog=$1 dr_ck_flag=$2 dr_ck_test=$3 dr_ck_folder=$4 dr_ck_suffix=$5 dr_ck_check=$6
+  local dr_ck_rule=${2#--} dr_ck_status=0 dr_ck_id dr_ck_root dr_ck_rel msg
+  # shellcheck disable=SC2034 # set by dr_parse_flags; opt_<rule> read by its name
+  local opt_task='' opt_session='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
+  shift 6
+  dr_parse_flags "$dr_ck_prog" "$dr_ck_flag= --root= --validate-frontmatter --self-test" "" "$@" ||
+    dr_ck_status=$?
+  dr_answer_help_or_version "$dr_ck_prog" "$dr_ck_status" && return 0
+  [ "$dr_ck_status" -eq 0 ] || return 3
   if [ -n "$opt_self_test" ]; then
-    "$dr_cf_test"
+    "$dr_ck_test"
     return $?
   fi
-  eval "dr_cf_id=\${opt_${dr_cf_flag#--}}"
-  if [ -z "$dr_cf_id" ]; then
-    dr_err "$dr_cf_prog" "missing required flag(s): $dr_cf_flag"
+  eval "dr_ck_id=\$opt_$dr_ck_rule"
+  if [ -z "$dr_ck_id" ]; then
+    dr_err "$dr_ck_prog" "missing required flag(s): $dr_ck_flag"
     return 3
   fi
-  printf -v "$dr_cf_done" '%s' ''
+  if ! "dr_${dr_ck_rule}_id_ok" "$dr_ck_id"; then
+    "dr_${dr_ck_rule}_id_fault" "$dr_ck_id" msg
+    dr_err "$dr_ck_prog" "$msg"
+    return 3
+  fi
+  dr_reader_root "$dr_ck_prog" "$opt_root" dr_ck_root || return 3
+  dr_refuse_symlinked "$dr_ck_prog" "$dr_ck_root" "$dr_ck_folder" || return 2
+  dr_ck_rel=datarim/$dr_ck_folder/$dr_ck_id$dr_ck_suffix
+  "$dr_ck_check" "$dr_ck_root/$dr_ck_rel" "$dr_ck_id" msg || dr_ck_status=$?
+  [ "$dr_ck_status" -eq 0 ] || dr_err "$dr_ck_prog" "$dr_ck_rel $msg"
+  return "$dr_ck_status"
 }
 
 # dr_self_test <program> <write-fn> <check-fn> <file> <id>: a validator's

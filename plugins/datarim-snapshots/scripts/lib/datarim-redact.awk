@@ -58,6 +58,28 @@ function redact_join(P, n,    m, i) {
     return P[1]
 }
 
+# The pieces of a text a rule cuts its secrets out of, left to right:
+# redact_begin(), redact_cut(s, at, len) for each secret (none starting
+# before RQ_LAST, where the text after the last cut starts), then
+# redact_end(s), the text with each secret as REDACTED.
+function redact_begin() {
+    RQ_N = 0
+    RQ_LAST = 1
+}
+
+function redact_cut(s, at, len) {
+    RQ[++RQ_N] = substr(s, RQ_LAST, at - RQ_LAST)
+    RQ[++RQ_N] = REDACTED
+    REDACT_COUNT++
+    RQ_LAST = at + len
+}
+
+function redact_end(s) {
+    if (!RQ_N) return s
+    RQ[++RQ_N] = substr(s, RQ_LAST)
+    return redact_join(RQ, RQ_N)
+}
+
 # Start of the first "-----<word> <label>PRIVATE KEY-----" marker in s (word:
 # BEGIN or END, label: capitals, digits and spaces), or 0; REDACT_MARK_END is
 # the position of its last character.
@@ -167,13 +189,12 @@ function redact_quote(s, at,    c) {
 # blanks, an optional opening quote, the scheme "bearer" or "basic", at least
 # one blank, then a run of A-Za-z0-9._~+/=- (only the run is replaced). So
 # the header, a JSON or dict entry and an assignment are all caught.
-function redact_authorization(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
+function redact_authorization(s,    low, P, n, k, j, run, sp, c) {
     low = tolower(s)
     n = occurrences(low, "authorization", P)
-    q = 0
-    last = 1
+    redact_begin()
     for (k = 1; k <= n; k++) {
-        if (P[k] < last) continue
+        if (P[k] < RQ_LAST) continue
         j = P[k] + 13
         j += redact_quote(s, j)
         j += span(s, j, "[ \t]")
@@ -190,52 +211,40 @@ function redact_authorization(s,    low, P, n, k, j, run, sp, c, Q, q, last) {
         j += sp
         run = span(s, j, "[A-Za-z0-9._~+/=-]")
         if (!run) continue
-        Q[++q] = substr(s, last, j - last)
-        Q[++q] = REDACTED
-        REDACT_COUNT++
-        last = j + run
+        redact_cut(s, j, run)
     }
-    if (!q) return s
-    Q[++q] = substr(s, last)
-    return redact_join(Q, q)
+    return redact_end(s)
 }
 
 # Tokens recognised by their prefix (token rule r of redact_init).
-function redact_tokens(s, r,    P, n, k, p, q, run, Q, nq, last) {
+function redact_tokens(s, r,    P, n, k, p, q, run) {
     n = occurrences(s, RT_LIT[r], P)
-    nq = 0
-    last = 1
+    redact_begin()
     for (k = 1; k <= n; k++) {
         p = P[k]
-        if (p < last) continue
+        if (p < RQ_LAST) continue
         if (p > 1 && redact_is(substr(s, p - 1, 1), RT_EDGE[r])) continue
         q = p + length(RT_LIT[r])
         if (RT_HEAD[r] != "" && !match(substr(s, q, length(RT_HEAD[r])), "^" RT_HEAD[r])) continue
         run = span(s, q, RT_BODY[r])
         if (run < RT_MIN[r] || (RT_MAX[r] && run > RT_MAX[r])) continue
         if (redact_is(substr(s, q + run, 1), RT_EDGE[r])) continue
-        Q[++nq] = substr(s, last, p - last)
-        Q[++nq] = REDACTED
-        REDACT_COUNT++
-        last = q + run
+        redact_cut(s, p, q + run - p)
     }
-    if (!nq) return s
-    Q[++nq] = substr(s, last)
-    return redact_join(Q, nq)
+    return redact_end(s)
 }
 
 # key=value anywhere, "key": value (quoted key), and key: value at the start
 # of a line (YAML), where the key ends in one of REDACT_SUFFIX (any case).
-function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstart, key, v, run, lead, Q, nq, last, suffix, w, yaml) {
+function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstart, key, v, run, lead, suffix, w, yaml) {
     n = split(s, parts, /[=:]/)
     lead = span(s, 1, "[ \t-]")
-    nq = 0
-    last = 1
+    redact_begin()
     pos = 0
     for (k = 1; k < n; k++) {
         pos += length(parts[k]) + 1
         i = pos
-        if (i < last) continue
+        if (i < RQ_LAST) continue
         c = substr(s, i + 1, 1)
         if (c == "=" || c == ":" || c == "/") continue
         j = i - 1
@@ -265,14 +274,9 @@ function redact_assignments(s,    parts, n, k, i, pos, c, j, quoted, kend, kstar
             run = span(s, v, c == "'" ? "[^']" : "[^\"]")
         } else run = span(s, v, yaml ? "[^\r]" : REDACT_VALUE)
         if (!run || substr(s, v, length(REDACTED)) == REDACTED) continue
-        Q[++nq] = substr(s, last, v - last)
-        Q[++nq] = REDACTED
-        REDACT_COUNT++
-        last = v + run
+        redact_cut(s, v, run)
     }
-    if (!nq) return s
-    Q[++nq] = substr(s, last)
-    return redact_join(Q, nq)
+    return redact_end(s)
 }
 
 function redact_lines(L, n,    i, r, s) {

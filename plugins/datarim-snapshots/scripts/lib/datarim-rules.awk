@@ -58,6 +58,40 @@ function utf8_char(arr, i, to,    b, need, cp, lo, hi, k, c) {
     return need + 1
 }
 
+# The lines of an input file (--options-file, --active-tasks-file) as
+# dr_read_prefix read it: ENVIRON[env] its bytes before any NUL,
+# ENVIRON[env "_NUL"] that NUL's offset or -1. lines_open(env, flag, B) once
+# (B gets the bytes), then while (lines_next(B)): IN_FROM..IN_TO holds the
+# line's bytes (no BOM opening the file, no CR of a CRLF; empty when IN_TO <
+# IN_FROM), IN_LINE its number, IN_REFUSAL why the file is refused at this
+# line (not UTF-8, a control character, the NUL), or "".
+function lines_open(env, flag, B) {
+    IN_N = str_bytes(ENVIRON[env], B)
+    IN_NUL = ENVIRON[env "_NUL"] + 0
+    IN_FLAG = flag
+    IN_LINE = 0
+    IN_AT = substr(ENVIRON[env], 1, 3) == BOM ? 4 : 1
+    IN_DONE = 0
+}
+
+function lines_next(B,    i, fault) {
+    if (IN_DONE) return 0
+    i = IN_AT
+    while (i <= IN_N && B[i] != 10) i++
+    IN_LINE++
+    IN_FROM = IN_AT
+    IN_TO = i - 1
+    if ((i <= IN_N || IN_NUL < 0) && IN_TO >= IN_FROM && B[IN_TO] == 13) IN_TO--
+    fault = utf8_scan(B, IN_FROM, IN_TO, 1, 1)
+    if (fault == "" && i > IN_N && IN_NUL >= 0) fault = "nul"
+    IN_REFUSAL = ""
+    if (fault == "utf8") IN_REFUSAL = IN_FLAG " line " IN_LINE " is not valid UTF-8"
+    else if (fault != "") IN_REFUSAL = IN_FLAG " line " IN_LINE " holds a control character"
+    IN_AT = i + 1
+    IN_DONE = i > IN_N
+    return 1
+}
+
 # Scans arr[from..to] as UTF-8. Returns "" when clean, else the first fault:
 # "nul", "utf8" (bad or incomplete sequence), or "control" when ctl is set
 # and a code point is not allowed in a one-line YAML value (see is_control).

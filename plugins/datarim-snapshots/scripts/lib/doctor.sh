@@ -18,20 +18,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_doctor=1 && shopt -u expand_aliases; fi
 
-# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
-_doctor_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-resume.sh
-  . "$dir/snapshot-resume.sh"
-  # shellcheck source=scripts/lib/session-handoff-validator.sh
-  . "$dir/session-handoff-validator.sh"
-  # shellcheck source=scripts/lib/hook-state.sh
-  . "$dir/hook-state.sh"
-}
-_doctor_load
-unset -f _doctor_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source snapshot-resume.sh session-handoff-validator.sh hook-state.sh
 
 # doctor_shown <text> <out-var>: <text> fit for one record field: C0 and DEL
 # (a TAB, a line end among them) as "?"; the other control characters, of

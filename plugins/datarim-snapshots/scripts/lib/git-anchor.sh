@@ -13,15 +13,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_git_anchor=1 && shopt -u expand_aliases; fi
 
-_git_anchor_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
-}
-_git_anchor_load
-unset -f _git_anchor_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
 
 # git_anchor_work_tree <root> <out-var> [<top-var>]: 0 when <root> (resolved
 # to its physical path, stored in <out-var>) or a directory above it (stored
@@ -120,7 +113,9 @@ git_anchor_probe() {
   git_anchor_work_tree "$1" dir top || return 0
   command -v git >/dev/null 2>&1 || return 0
   if [ "${3:-}" != full ] && git_anchor_index_large "$top"; then
-    git_anchor_head_unchecked "$dir" "$2"
+    # Dirtiness not checked: "<head>\n<branch>\n"; nothing when git fails.
+    git_anchor_head "$dir" head branch || return 0
+    printf -v "$2" '%s\n%s\n' "$head" "$branch"
     return 0
   fi
   while IFS= read -r line; do
@@ -146,17 +141,19 @@ git_anchor_probe() {
   printf -v "$2" '%s\n%s\n%s' "$head" "$branch" "$dirty"
 }
 
-# git_anchor_head_unchecked <dir> <out-var>: "<head>\n<branch>\n" (dirtiness
-# not checked) from `git rev-parse HEAD --symbolic-full-name HEAD`: the commit,
-# then refs/heads/<branch> (anything else: detached). Nothing when HEAD is no
-# commit yet or git fails or runs out of time.
-git_anchor_head_unchecked() {
-  local LC_ALL=C out head ref branch=''
-  out=$(git_anchor_git "$1" rev-parse HEAD --symbolic-full-name HEAD) || return 0
-  head=${out%%$'\n'*}
-  ref=${out#*$'\n'}
-  case $ref in refs/heads/?*) branch=${ref#refs/heads/} ;; esac
-  printf -v "$2" '%s\n%s\n' "$head" "$branch"
+# git_anchor_head <dir> <head-var> <branch-var>: HEAD's commit and branch
+# from `git rev-parse HEAD --symbolic-full-name HEAD`: the commit, then
+# refs/heads/<branch> (anything else: detached, the branch empty). Returns
+# git's status (git_anchor_timed_out tells a timeout); the values mean
+# nothing unless it is 0 (HEAD is no commit yet, say).
+git_anchor_head() {
+  local LC_ALL=C ga_out ga_ref ga_status=0
+  ga_out=$(git_anchor_git "$1" rev-parse HEAD --symbolic-full-name HEAD) || ga_status=$?
+  ga_ref=${ga_out#*$'\n'}
+  case $ga_ref in refs/heads/?*) ga_ref=${ga_ref#refs/heads/} ;; *) ga_ref='' ;; esac
+  printf -v "$2" '%s' "${ga_out%%$'\n'*}"
+  printf -v "$3" '%s' "$ga_ref"
+  return "$ga_status"
 }
 
 [ -z "${_dr_aliases_git_anchor-}" ] || shopt -s expand_aliases

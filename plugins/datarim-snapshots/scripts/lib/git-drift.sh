@@ -14,15 +14,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_git_drift=1 && shopt -u expand_aliases; fi
 
-_git_drift_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/git-anchor.sh
-  . "$dir/git-anchor.sh"
-}
-_git_drift_load
-unset -f _git_drift_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source git-anchor.sh
 
 # git_drift_facts <root> <extra> <out-var>: <extra> holds a validated
 # snapshot's optional fields ("<key> <value>" lines). When it records a
@@ -35,7 +29,7 @@ unset -f _git_drift_load
 # recorded side (both empty when missing). When git did not answer within
 # git_anchor_seconds, it is "unchecked". Else it is empty.
 git_drift_facts() {
-  local LC_ALL=C rest=$2 line recorded='' rbranch='' rdirty='' dir out current cbranch
+  local LC_ALL=C rest=$2 line recorded='' rbranch='' rdirty='' dir current cbranch
   local counts ahead='' behind='' relation=missing status=0
   printf -v "$3" '%s' ''
   while [ -n "$rest" ]; do
@@ -50,15 +44,12 @@ git_drift_facts() {
   [ -n "$recorded" ] || return 0
   git_anchor_work_tree "$1" dir || return 0
   command -v git >/dev/null 2>&1 || return 0
-  out=$(git_anchor_git "$dir" rev-parse HEAD --symbolic-full-name HEAD) || status=$?
+  git_anchor_head "$dir" current cbranch || status=$?
   if [ "$status" -ne 0 ]; then
     ! git_anchor_timed_out "$status" || printf -v "$3" '%s' unchecked
     return 0
   fi
-  current=${out%%$'\n'*}
-  cbranch=${out#*$'\n'}
   [ "$current" != "$recorded" ] || return 0
-  case $cbranch in refs/heads/?*) cbranch=${cbranch#refs/heads/} ;; *) cbranch='' ;; esac
   if counts=$(git_anchor_git "$dir" rev-list --left-right --count "$recorded...$current"); then
     behind=${counts%%[!0-9]*}
     ahead=${counts##*[!0-9]}

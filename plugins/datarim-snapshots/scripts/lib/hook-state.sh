@@ -22,11 +22,8 @@ if shopt -q expand_aliases; then _dr_aliases_hook_state=1 && shopt -u expand_ali
 # discovery) unless it is loaded.
 hook_load_common() {
   declare -F dr_call >/dev/null 2>&1 && return 0
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
   # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
+  case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
 }
 
 # hook_opening <hook> <what-is-not-done> "$@": how a hook that takes no
@@ -226,10 +223,10 @@ hook_resume_take() {
 # Returns its status: 0 read, 1 not a strict JSON object, 3 too long,
 # 4 the text file cannot be written. awk sees at most one byte over the
 # limit (enough to tell it is over); cat reads the rest away unparsed, so a
-# payload of 50 MB costs no more than the limit does.
+# payload of 50 MB costs no more than the limit does. Needs hook_load_common first.
 hook_read_payload() {
-  local LC_ALL=C hook_dir=${BASH_SOURCE[0]} hook_out hook_status=0
-  case $hook_dir in */*) hook_dir=${hook_dir%/*} ;; *) hook_dir=. ;; esac
+  local LC_ALL=C hook_dir hook_out hook_status=0
+  dr_lib_dir_into hook_dir
   hook_out=$({ head -c 262145 && cat >/dev/null; } 2>/dev/null | tr '\000\002' '\001\001' |
     DR_HOOK_LIMIT=262144 DR_HOOK_FIELDS=$2 \
       DR_HOOK_TEXT=${3:-} DR_HOOK_TEXT_FILE=${4:-} DR_HOOK_COMMAND=${5:-} LC_ALL=C \
@@ -247,6 +244,37 @@ hook_payload_failure() {
     4) printf -v "$2" '%s' "cannot write a temporary file in the state directory" ;;
     *) printf -v "$2" '%s' "payload is not one strict JSON object" ;;
   esac
+}
+
+# hook_payload_session <state> <fields-var> <sid-var> <file-var> <msg-var>
+# <fields> [<text-member> <text-file> [<command-member>]]: the payload read
+# (hook_read_payload's arguments from <fields> on; its lines in <fields-var>),
+# then its session_id (line 1) in <sid-var> and the session's turn record
+# path (hook_turn_file) in <file-var>. 1 after setting <msg-var> to the log
+# message when the payload is unusable or its session_id is missing or not
+# fit to name a file. Needs hook_load_common first.
+hook_payload_session() {
+  local hook_state=$1 hook_to_fields=$2 hook_to_sid=$3 hook_to_file=$4 hook_to_msg=$5
+  local hook_fields hook_sid hook_status=0
+  shift 5
+  hook_read_payload hook_fields "$@" || hook_status=$?
+  printf -v "$hook_to_fields" '%s' "$hook_fields"
+  if [ "$hook_status" -ne 0 ]; then
+    hook_payload_failure "$hook_status" "$hook_to_msg"
+    return 1
+  fi
+  hook_line "$hook_fields" 1 hook_sid
+  case $hook_sid in s*) ;; *)
+    printf -v "$hook_to_msg" '%s' "payload has no usable session_id"
+    return 1
+    ;;
+  esac
+  hook_sid=${hook_sid#s}
+  printf -v "$hook_to_sid" '%s' "$hook_sid"
+  if ! hook_turn_file "$hook_state" "$hook_sid" "$hook_to_file"; then
+    printf -v "$hook_to_msg" '%s' "session_id is not a safe file name"
+    return 1
+  fi
 }
 
 # hook_line <text> <n> <out-var>: line <n> (from 1) of <text>.

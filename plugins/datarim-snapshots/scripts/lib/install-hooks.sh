@@ -27,16 +27,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_install_hooks=1 && shopt -u expand_aliases; fi
 
-# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
-_install_hooks_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
-}
-_install_hooks_load
-unset -f _install_hooks_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
 
 # install_hooks_quote <word> <out-var>: <word> as one shell word, quoted as
 # Python's shlex.quote quotes it.

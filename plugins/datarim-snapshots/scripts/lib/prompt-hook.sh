@@ -21,15 +21,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_prompt_hook=1 && shopt -u expand_aliases; fi
 
-_prompt_hook_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/hook-state.sh
-  . "$dir/hook-state.sh"
-}
-_prompt_hook_load
-unset -f _prompt_hook_load
+# shellcheck source=scripts/lib/hook-state.sh
+case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/hook-state.sh" ;; *) . ./hook-state.sh ;; esac
 
 # prompt_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 prompt_hook() {
@@ -37,7 +30,7 @@ prompt_hook() {
   dr_call prompt_hook_body "$@" # with our shell options
 }
 prompt_hook_body() {
-  local state fields status=0 msg='' line sid turn command stage task file disabled=''
+  local state fields msg sid turn command stage task file disabled=''
   hook_opening prompt-hook recorded "$@" && return 0
   if ! hook_state_dir state; then
     hook_drain
@@ -51,22 +44,8 @@ prompt_hook_body() {
     hook_drain
     return 0
   fi
-  hook_read_payload fields "session_id turn_id hook_event_name" '' '' "submitted_prompt prompt" || status=$?
-  if [ "$status" -ne 0 ]; then
-    [ -z "$disabled" ] || return 0
-    hook_payload_failure "$status" msg
-    hook_turns_clear_all "$state" msg
-    hook_log "$state" prompt-hook "$msg"
-    return 0
-  fi
-  hook_line "$fields" 1 line
-  sid=${line#s}
-  if [ "$line" = "$sid" ]; then
-    msg="payload has no usable session_id"
-  elif ! hook_turn_file "$state" "$sid" file; then
-    msg="session_id is not a safe file name"
-  fi
-  if [ -n "$msg" ]; then
+  if ! hook_payload_session "$state" fields sid file msg \
+    "session_id turn_id hook_event_name" '' '' "submitted_prompt prompt"; then
     [ -z "$disabled" ] || return 0
     hook_turns_clear_all "$state" msg
     hook_log "$state" prompt-hook "$msg"

@@ -10,15 +10,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_replay_render=1 && shopt -u expand_aliases; fi
 
-_replay_render_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
-}
-_replay_render_load
-unset -f _replay_render_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
 
 # replay_render_prompt <recommended-cta> <body> [<out-var>]: prints the
 # replay prompt (or, given <out-var>, stores it there): the CTA line, a blank

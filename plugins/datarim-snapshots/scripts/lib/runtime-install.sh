@@ -34,15 +34,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_runtime_install=1 && shopt -u expand_aliases; fi
 
-_runtime_install_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
-}
-_runtime_install_load
-unset -f _runtime_install_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
 
 # runtime_install_say <message>: one line of progress on stdout.
 runtime_install_say() {

@@ -13,15 +13,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_session_handoff_validator=1 && shopt -u expand_aliases; fi
 
-_session_handoff_validator_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/session-handoff-writer.sh
-  . "$dir/session-handoff-writer.sh"
-}
-_session_handoff_validator_load
-unset -f _session_handoff_validator_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source session-handoff-writer.sh
 
 # session_check_file <file> <session-id> <msg-var>: judges one file;
 # <msg-var> gets the first broken rule (empty when valid). <session-id>
@@ -39,35 +33,11 @@ session_check_file() {
   return 2
 }
 
-# session_resolve <program> <session> <root-or-empty> <out-var>: the
-# artefact's path for a validated session ID; 3 (usage) for a --root that
-# is not a directory, 2 when datarim/sessions is a symlink.
-session_resolve() {
-  local root
-  dr_reader_root "$1" "$3" root || return 3
-  dr_refuse_symlinked "$1" "$root" sessions || return 2
-  printf -v "$4" '%s' "$root/datarim/sessions/$2.session.md"
-}
-
-# check_session_handoff: the validator's command line. 0 valid, 1 missing,
-# 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
-check_session_handoff() { dr_call check_session_handoff_body "$@"; } # with our shell options
-check_session_handoff_body() {
-  local prog=check-session-handoff status=0 finished file msg why
-  # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
-  # shellcheck disable=SC2034
-  local opt_session='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
-  dr_checker_flags "$prog" --session session_self_test finished "$@" || status=$?
-  [ -z "$finished" ] || return "$status"
-  if ! dr_session_id_ok "$opt_session"; then
-    dr_session_id_fault "$opt_session" why
-    dr_err "$prog" "$why"
-    return 3
-  fi
-  session_resolve "$prog" "$opt_session" "$opt_root" file || return $?
-  session_check_file "$file" "$opt_session" msg || status=$?
-  [ "$status" -eq 0 ] || dr_err "$prog" "datarim/sessions/$opt_session.session.md $msg"
-  return "$status"
+# check_session_handoff: the validator's command line (dr_checker). 0 valid,
+# 1 missing, 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
+check_session_handoff() { # with our shell options
+  dr_call dr_checker check-session-handoff --session session_self_test sessions .session.md \
+    session_check_file "$@"
 }
 
 # session_self_test: writes two blocks, checks, breaks and removes them in a scratch root.

@@ -16,15 +16,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_session_handoff_writer=1 && shopt -u expand_aliases; fi
 
-_session_handoff_writer_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
-}
-_session_handoff_writer_load
-unset -f _session_handoff_writer_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
 
 # session_read_old <dir> <file> <prefix>: the artefact a new block is
 # appended to. Sets <prefix>_text/_len/_nul as dr_read_prefix does, with

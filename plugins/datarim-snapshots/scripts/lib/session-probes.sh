@@ -4,8 +4,7 @@
 # says still hold in the live repositories? Each probe sets a banner variable
 # when it fails; the resume prints those banners ahead of the replay prompt.
 #
-#   session_probe_stale <repo> <label> <saved-sha> <banner-var>
-#   session_probe_upstream_stale <repo> <label> <saved-sha> <banner-var>
+#   session_probe_stale <repo> <label> <saved-sha> <banner-var> [upstream]
 #   session_probe_sha <repo> <label> <sha> <banner-var> [<path>...]
 #   session_probe_file <root> <path> <banner-var>
 #   reverify_session_claims --stale|--sha-presence|--file-missing ...   (the command line)
@@ -25,16 +24,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_session_probes=1 && shopt -u expand_aliases; fi
 
-# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
-_session_probes_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/git-anchor.sh
-  . "$dir/git-anchor.sh"
-}
-_session_probes_load
-unset -f _session_probes_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source git-anchor.sh
 
 # session_sha_ok <sha>: 7 to 40 hexadecimal digits.
 session_sha_ok() {
@@ -101,53 +93,35 @@ session_lower() {
   printf -v "$2" '%s' "$s"
 }
 
-# session_probe_stale <repo> <label> <saved-sha> <banner-var>: 0 when HEAD is
-# still the saved commit; 1 (moved) or 3 (not a git work tree) with a banner.
+# session_probe_stale <repo> <label> <saved-sha> <banner-var> [upstream]: 0
+# when HEAD is still the saved commit; else a banner and 1 (it moved on) or 3
+# (not a git work tree, or git did not answer). With "upstream", the
+# reference's --stale (spec §8): the upstream branch (see
+# session_upstream_ref; origin/main as a rule) in place of HEAD, and 5 when
+# there is no such branch.
 session_probe_stale() {
-  local head_now='' saved why session_git_hung=''
+  local ref=HEAD saved_head='HEAD ' short current='' saved why session_git_hung=''
   printf -v "$4" '%s' ''
+  [ -z "${5:-}" ] || saved_head=''
   if ! session_work_tree "$1" ||
     {
-      session_git_into head_now "$1" rev-parse -q --verify 'HEAD^{commit}' || head_now=''
-      [ -n "$session_git_hung" ]
-    }; then
-    session_no_tree "$2" why
-    printf -v "$4" 'STALE SNAPSHOT: %s (saved HEAD %s)' "$why" "$3"
-    return 3
-  fi
-  session_lower "$3" saved
-  case $head_now in "$saved"*) return 0 ;; esac
-  printf -v "$4" 'STALE SNAPSHOT: %s HEAD changed from %s to %s' "$2" "$3" "${head_now:-(no commit)}"
-  return 1
-}
-
-# session_probe_upstream_stale <repo> <label> <saved-sha> <banner-var>: the
-# reference's --stale (spec §8): 0 when the upstream branch (see
-# session_upstream_ref; origin/main as a rule) is still the saved commit;
-# else a banner and 1 (it moved on), 5 (there is no such branch) or 3 (not a
-# git work tree, or git did not answer).
-session_probe_upstream_stale() {
-  local ref='' short current='' saved why session_git_hung=''
-  printf -v "$4" '%s' ''
-  if ! session_work_tree "$1" ||
-    {
-      session_upstream_ref "$1" ref
+      [ -z "${5:-}" ] || session_upstream_ref "$1" ref
       session_git_into current "$1" rev-parse -q --verify "$ref^{commit}" || current=''
       [ -n "$session_git_hung" ]
     }; then
     session_no_tree "$2" why
-    printf -v "$4" 'STALE SNAPSHOT: %s (saved %s)' "$why" "$3"
+    printf -v "$4" 'STALE SNAPSHOT: %s (saved %s%s)' "$why" "$saved_head" "$3"
     return 3
   fi
   short=${ref#refs/remotes/}
   short=${short#refs/heads/}
-  if [ -z "$current" ]; then
+  if [ -z "$current" ] && [ -n "${5:-}" ]; then
     printf -v "$4" 'STALE SNAPSHOT: %s cannot be checked: %s has no %s.' "$2" "$2" "$short"
     return 5
   fi
   session_lower "$3" saved
   case $current in "$saved"*) return 0 ;; esac
-  printf -v "$4" 'STALE SNAPSHOT: %s %s changed from %s to %s' "$2" "$short" "$3" "$current"
+  printf -v "$4" 'STALE SNAPSHOT: %s %s changed from %s to %s' "$2" "$short" "$3" "${current:-(no commit)}"
   return 1
 }
 
@@ -393,10 +367,8 @@ reverify_session_claims_body() {
         return 2
       fi
     done
-    if [ -n "$opt_saved_sha" ]; then
-      session_probe_upstream_stale "$opt_repo" "$opt_repo" "$sha" banner || status=$?
-    elif [ "$mode" = --stale ]; then
-      session_probe_stale "$opt_repo" "$opt_repo" "$sha" banner || status=$?
+    if [ -n "$opt_saved_sha" ] || [ "$mode" = --stale ]; then
+      session_probe_stale "$opt_repo" "$opt_repo" "$sha" banner ${opt_saved_sha:+upstream} || status=$?
     else
       session_probe_sha "$opt_repo" "$opt_repo" "$sha" banner ${paths[@]+"${paths[@]}"} || status=$?
       if [ "$banner_landed" -gt 0 ]; then

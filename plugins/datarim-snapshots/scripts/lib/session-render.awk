@@ -45,23 +45,14 @@ function check_values(    fault, arr, n) {
 # The active-tasks file: one `TASK-ID | status` per non-empty line (the
 # status is checked, not stored). Sets TASKS (IDs, one space apart) and
 # TASK_LINES (their frontmatter list).
-function read_tasks(    t, nt, nul, i, start, stop, line, fault, text, bar, id, seen) {
+function read_tasks(    t, line, text, bar, id, seen) {
     if (ENVIRON["DR_TASKS_LEN"] + 0 > 8192) refuse("--active-tasks-file is larger than 8192 bytes")
-    nt = str_bytes(ENVIRON["DR_TASKS"], t)
-    nul = ENVIRON["DR_TASKS_NUL"] + 0
-    TASKS = ""; TASK_LINES = ""; line = 0; start = 1
-    if (substr(ENVIRON["DR_TASKS"], 1, 3) == BOM) start = 4
-    for (i = 1; i <= nt + 1; i++) {
-        if (i <= nt && t[i] != 10) continue
-        line++
-        stop = i - 1
-        if ((i <= nt || nul < 0) && stop >= start && t[stop] == 13) stop--
-        fault = utf8_scan(t, start, stop, 1, 1)
-        if (fault == "" && i > nt && nul >= 0) fault = "nul"
-        if (fault == "utf8") refuse("--active-tasks-file line " line " is not valid UTF-8")
-        if (fault != "") refuse("--active-tasks-file line " line " holds a control character")
-        text = substr(ENVIRON["DR_TASKS"], start, stop - start + 1)
-        start = i + 1
+    TASKS = ""; TASK_LINES = ""
+    lines_open("DR_TASKS", "--active-tasks-file", t)
+    while (lines_next(t)) {
+        if (IN_REFUSAL != "") refuse(IN_REFUSAL)
+        line = IN_LINE
+        text = substr(ENVIRON["DR_TASKS"], IN_FROM, IN_TO - IN_FROM + 1)
         if (text == "") continue
         bar = index(text, "|")
         id = bar ? substr(text, 1, bar - 1) : text

@@ -16,20 +16,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_session_replay=1 && shopt -u expand_aliases; fi
 
-# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
-_session_replay_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/session-handoff-validator.sh
-  . "$dir/session-handoff-validator.sh"
-  # shellcheck source=scripts/lib/session-probes.sh
-  . "$dir/session-probes.sh"
-  # shellcheck source=scripts/lib/replay-render.sh
-  . "$dir/replay-render.sh"
-}
-_session_replay_load
-unset -f _session_replay_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source session-handoff-validator.sh session-probes.sh replay-render.sh
 
 # session_latest <dir> <out-var>: the newest artefact in <dir> by mtime (a
 # tie goes to the later session ID); 1 when there is none.
@@ -49,7 +38,9 @@ session_latest() {
 session_replay_run() {
   local LC_ALL=C prog=session-replay root=$1 id=$3 dir out status=0 file_text file_len file_nul
   local kind line value path banner stale='' claims='' missing='' banners failed=' ' repo cta body
-  local held first known i commit banner_landed banner_ref body_at
+  local held first known i body_at
+  # shellcheck disable=SC2034 # session_commit_of's commit, unread; session_probe_sha sets the banner_*
+  local commit banner_landed banner_ref
   local -a repo_paths=() repo_labels=()
   dr_lib_dir_into dir
   dr_read_prefix "$2" 32769 file

@@ -22,15 +22,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_session_start_hook=1 && shopt -u expand_aliases; fi
 
-_session_start_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-resume.sh
-  . "$dir/snapshot-resume.sh"
-}
-_session_start_load
-unset -f _session_start_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source snapshot-resume.sh
 
 # session_start_payload <out-source-var> <out-cwd-var> <out-session-var>:
 # reads the payload from the standard input stream (at most 64 KiB; never by
@@ -62,10 +56,8 @@ session_start_payload() {
 # Nothing kept without a state directory or a session ID fit to name a file.
 session_start_pending() {
   # shellcheck disable=SC2034 # kept: the text removed, not used
-  local dir state kept
-  dr_lib_dir_into dir
-  # shellcheck source=scripts/lib/hook-state.sh
-  . "$dir/hook-state.sh" 2>/dev/null || return 0
+  local state kept
+  dr_source hook-state.sh 2>/dev/null || return 0
   hook_state_dir state && hook_session_ok "$1" || return 0
   if [ -z "$2" ]; then
     hook_resume_take "$state" "$1" kept || :

@@ -15,15 +15,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_snapshot_emit=1 && shopt -u expand_aliases; fi
 
-_emit_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-writer.sh
-  . "$dir/snapshot-writer.sh"
-}
-_emit_load
-unset -f _emit_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source snapshot-writer.sh
 
 # emit_parse_cta <program> <answer-file> <task> <prefix>: reads the answer
 # ("-": the standard input) once, to its end: the CTA block that ends it
@@ -152,7 +146,9 @@ emit_answer_snapshot() {
 emit_stage_snapshot() { dr_call emit_stage_snapshot_body "$@"; } # with our shell options
 emit_stage_snapshot_body() {
   [ "${DATARIM_DISABLE_SNAPSHOT:-}" = 1 ] && return 0
-  local LC_ALL=C prog=emit-stage-snapshot timeout finished content content_redacted root preview new_kb status=0
+  local LC_ALL=C prog=emit-stage-snapshot timeout finished content content_redacted root preview status=0
+  # shellcheck disable=SC2034 # set by dr_new_knowledge_base, read by name by emit_answer_snapshot
+  local new_kb
   local nl=$'\n'
   local cta_task='' cta_next='' cta_json='' cta_options='' cta_body_text='' cta_body_len=0 cta_body_nul=-1
   local opt_root='' opt_task='' opt_stage='' opt_command='' opt_response_file=''

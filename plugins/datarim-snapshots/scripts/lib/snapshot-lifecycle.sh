@@ -18,15 +18,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_snapshot_lifecycle=1 && shopt -u expand_aliases; fi
 
-_lifecycle_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-resume.sh
-  . "$dir/snapshot-resume.sh"
-}
-_lifecycle_load
-unset -f _lifecycle_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source snapshot-resume.sh
 
 # lifecycle_render <mode> <stdin-text> <msg-var>: prints what
 # snapshot-lifecycle.awk makes (the caller sets its DR_* environment); when

@@ -15,15 +15,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_snapshot_next=1 && shopt -u expand_aliases; fi
 
-_snapshot_next_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/session-start-hook.sh
-  . "$dir/session-start-hook.sh"
-}
-_snapshot_next_load
-unset -f _snapshot_next_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source session-start-hook.sh
 
 # snapshot_next_main: snapshot-next's command line (see the top).
 snapshot_next_main() { dr_call snapshot_next_main_body "$@"; } # with our shell options

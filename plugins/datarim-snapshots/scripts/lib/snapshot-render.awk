@@ -48,21 +48,13 @@ BEGIN {
 
     redacting = ENVIRON["DR_REDACT"] != "0"
     if (redacting) redact_init()
-    nopt = str_bytes(ENVIRON["DR_OPTIONS"], opt)
     if (ENVIRON["DR_OPTIONS_LEN"] + 0 > CAP) refuse("--options-file exceeds " CAP "-byte cap (the file is larger than " CAP " bytes)")
-    # A NUL ends what we were given; the line holding it is refused below.
-    nul = ENVIRON["DR_OPTIONS_NUL"] + 0
-    options = ""; count = 0; line = 0; start = 1; redacted_options = 0
-    if (substr(ENVIRON["DR_OPTIONS"], 1, 3) == BOM) start = 4
-    for (i = 1; i <= nopt + 1; i++) {
-        if (i <= nopt && opt[i] != 10) continue
-        line++
-        stop = i - 1
-        if ((i <= nopt || nul < 0) && stop >= start && opt[stop] == 13) stop--
-        fault = utf8_scan(opt, start, stop, 1, 1)
-        if (fault == "" && i > nopt && nul >= 0) fault = "nul"
-        if (fault == "utf8") refuse("--options-file line " line " is not valid UTF-8")
-        if (fault != "") refuse("--options-file line " line " holds a control character")
+    # A NUL ends what we were given; the line holding it is refused.
+    options = ""; count = 0; redacted_options = 0
+    lines_open("DR_OPTIONS", "--options-file", opt)
+    while (lines_next(opt)) {
+        if (IN_REFUSAL != "") refuse(IN_REFUSAL)
+        start = IN_FROM; stop = IN_TO
         if (stop >= start) {
             # An option line is redacted on its own: one option, one line.
             item = redacting ? redact_text(substr(ENVIRON["DR_OPTIONS"], start, stop - start + 1)) : ""
@@ -73,7 +65,6 @@ BEGIN {
             } else options = options "  - " yaml_quote(opt, start, stop) "\n"
             count++
         }
-        start = i + 1
     }
     if (count == 0) options = "options: []\n"
     else options = "options:\n" options

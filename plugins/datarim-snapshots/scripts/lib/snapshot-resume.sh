@@ -16,20 +16,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_snapshot_resume=1 && shopt -u expand_aliases; fi
 
-# Every library loads what it needs alike (natural twins): nothing shared is loaded yet.
-_resume_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-validator.sh
-  . "$dir/snapshot-validator.sh"
-  # shellcheck source=scripts/lib/replay-render.sh
-  . "$dir/replay-render.sh"
-  # shellcheck source=scripts/lib/git-drift.sh
-  . "$dir/git-drift.sh"
-}
-_resume_load
-unset -f _resume_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source snapshot-validator.sh replay-render.sh git-drift.sh
 
 # resume_active_entries <root> <out-var>: the active tasks of the knowledge
 # base as task-list.awk prints them ("<ID>\t<title>\n" each, in order, each

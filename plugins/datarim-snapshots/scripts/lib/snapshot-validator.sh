@@ -12,15 +12,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_snapshot_validator=1 && shopt -u expand_aliases; fi
 
-_snapshot_validator_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/snapshot-writer.sh
-  . "$dir/snapshot-writer.sh"
-}
-_snapshot_validator_load
-unset -f _snapshot_validator_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source snapshot-writer.sh
 
 # snapshot_check_file <file> <task-id> <msg-var> [<extra-keys>]: judges one
 # file; <msg-var> gets the first broken rule (empty when valid). <task-id>
@@ -160,23 +154,11 @@ snapshot_field() {
   printf -v "$3" '%s' "$value"
 }
 
-# check_stage_snapshot: the validator's command line. 0 valid, 1 missing,
-# 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
-check_stage_snapshot() { dr_call check_stage_snapshot_body "$@"; } # with our shell options
-check_stage_snapshot_body() {
-  local prog=check-stage-snapshot status=0 finished root rel msg
-  # --validate-frontmatter is accepted for the seeds' callers; every check always runs.
-  # shellcheck disable=SC2034
-  local opt_task='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
-  dr_checker_flags "$prog" --task snapshot_self_test finished "$@" || status=$?
-  [ -z "$finished" ] || return "$status"
-  dr_check_task_flag "$prog" "$opt_task" || return 3
-  dr_reader_root "$prog" "$opt_root" root || return 3
-  dr_refuse_symlinked "$prog" "$root" snapshots || return 2
-  rel=datarim/snapshots/$opt_task.snapshot.md
-  snapshot_check_file "$root/$rel" "$opt_task" msg || status=$?
-  [ "$status" -eq 0 ] || dr_err "$prog" "$rel $msg"
-  return "$status"
+# check_stage_snapshot: the validator's command line (dr_checker). 0 valid,
+# 1 missing, 2 malformed, 3 usage. Prints nothing on stdout; one line on stderr.
+check_stage_snapshot() { # with our shell options
+  dr_call dr_checker check-stage-snapshot --task snapshot_self_test snapshots .snapshot.md \
+    snapshot_check_file "$@"
 }
 
 # snapshot_self_test: writes, checks and breaks a snapshot in a scratch root.

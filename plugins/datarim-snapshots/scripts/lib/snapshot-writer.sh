@@ -15,19 +15,9 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_snapshot_writer=1 && shopt -u expand_aliases; fi
 
-_snapshot_writer_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/datarim-common.sh
-  . "$dir/datarim-common.sh"
-  # shellcheck source=scripts/lib/git-anchor.sh
-  . "$dir/git-anchor.sh"
-  # shellcheck source=scripts/lib/datarim-journal.sh
-  . "$dir/datarim-journal.sh"
-}
-_snapshot_writer_load
-unset -f _snapshot_writer_load
+# shellcheck source=scripts/lib/datarim-common.sh
+declare -F dr_source >/dev/null || case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/datarim-common.sh" ;; *) . ./datarim-common.sh ;; esac
+dr_source git-anchor.sh datarim-journal.sh
 
 # snapshot_render <out-var> <task> <stage> <command> <captured-by> <recommended-next>
 #                 <captured-at> <options-file-or-empty> <body-file> [<extra-frontmatter>

@@ -29,15 +29,8 @@
 # otherwise be built into our functions. Restored at the end of the file.
 if shopt -q expand_aliases; then _dr_aliases_stop_hook=1 && shopt -u expand_aliases; fi
 
-_stop_hook_load() {
-  local dir
-  dir=${BASH_SOURCE[0]} # not "local dir=...": under a caller's set -k that sets nothing
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
-  # shellcheck source=scripts/lib/hook-state.sh
-  . "$dir/hook-state.sh"
-}
-_stop_hook_load
-unset -f _stop_hook_load
+# shellcheck source=scripts/lib/hook-state.sh
+case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/hook-state.sh" ;; *) . ./hook-state.sh ;; esac
 
 # stop_hook [-h|--help|--version]: the hook (see the top). Always returns 0.
 stop_hook() {
@@ -75,25 +68,13 @@ stop_hook_body() {
 stop_hook_capture() {
   local state=$1 answer=$2 fields status=0 msg='' line sid file turn text cwd
   local rec_stage='' rec_task='' rec_turn=''
-  hook_read_payload fields "session_id stop_hook_active turn_id transcript_path cwd traceparent" \
-    last_assistant_message "$answer" || status=$?
-  if [ "$status" -ne 0 ]; then
-    hook_payload_failure "$status" msg
+  if ! hook_payload_session "$state" fields sid file msg \
+    "session_id stop_hook_active turn_id transcript_path cwd traceparent" last_assistant_message "$answer"; then
     hook_log "$state" stop-hook "$msg"
     return 0
   fi
   # stop_hook_active (another Stop hook made the model go on) changes nothing:
   # a record still pending means this final answer is the stage's.
-  hook_line "$fields" 1 line
-  sid=${line#s}
-  if [ "$line" = "$sid" ]; then
-    hook_log "$state" stop-hook "payload has no usable session_id"
-    return 0
-  fi
-  if ! hook_turn_file "$state" "$sid" file; then
-    hook_log "$state" stop-hook "session_id is not a safe file name"
-    return 0
-  fi
   [ -e "$file" ] || [ -L "$file" ] || return 0
   status=0
   hook_turn_read "$file" rec || status=$?
@@ -144,18 +125,27 @@ stop_hook_transcript() {
     return 1
     ;;
   esac
-  if [ -L "$path" ]; then
-    printf -v "$3" '%s' "transcript_path is a symlink"
-    return 1
-  fi
-  if [ ! -f "$path" ] || [ ! -r "$path" ]; then
-    printf -v "$3" '%s' "transcript_path is not a readable file"
-    return 1
-  fi
+  stop_hook_readable "$path" transcript_path "transcript_path is not a readable file" "$3" || return 1
   stop_hook_answer "$path" 262144 transcript-tail.awk "$2" "$3" \
     "no assistant entry in the last 262144 bytes of transcript_path" \
     "the last assistant entry of transcript_path holds no usable text" \
     "transcript_path has an entry that is not one strict JSON object"
+}
+
+# stop_hook_readable <file> <name> <missing> <msg-var>: 0 when <file> is a
+# readable regular file (dr_artifact_state); else 1 after setting <msg-var> to
+# "<name> is a symlink", <missing>, or "<name> is not a readable file".
+stop_hook_readable() {
+  local why status=0
+  dr_artifact_state "$1" why || status=$?
+  case $status:$why in
+    0:*) return 0 ;;
+    1:*) why=$3 ;;
+    *:'is a symlink') why="$2 $why" ;;
+    *) why="$2 is not a readable file" ;;
+  esac
+  printf -v "$4" '%s' "$why"
+  return 1
 }
 
 # stop_hook_answer <file> <bytes> <program> <answer-file> <msg-var> <none>
@@ -164,8 +154,8 @@ stop_hook_transcript() {
 # <file> to <answer-file>; 1 after setting <msg-var> to why not: <none> (no
 # entry of the turn), <no-text> (none usable), <not-json> (a bad entry).
 stop_hook_answer() {
-  local LC_ALL=C dir=${BASH_SOURCE[0]} status=0
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  local LC_ALL=C dir status=0
+  dr_lib_dir_into dir
   tail -c "$2" -- "$1" 2>/dev/null | tr '\000\002' '\001\001' | DR_HOOK_TEXT_FILE=$4 \
     LC_ALL=C awk -f "$dir/datarim-rules.awk" -f "$dir/$3" -f "$dir/hook-payload.awk" \
     2>/dev/null || status=$?
@@ -201,18 +191,9 @@ stop_hook_otel() {
   esac
   trace=${context:3:32}
   parent=${context:36:16}
-  if [ -L "$file" ]; then
-    printf -v "$4" '%s' "copilot-otel.jsonl in the state directory is a symlink"
+  stop_hook_readable "$file" "copilot-otel.jsonl in the state directory" \
+    "no copilot-otel.jsonl in the state directory (Copilot's OpenTelemetry file: docs/agent-runtimes.md)" "$4" ||
     return 1
-  fi
-  if [ ! -e "$file" ]; then
-    printf -v "$4" '%s' "no copilot-otel.jsonl in the state directory (Copilot's OpenTelemetry file: docs/agent-runtimes.md)"
-    return 1
-  fi
-  if [ ! -f "$file" ] || [ ! -r "$file" ]; then
-    printf -v "$4" '%s' "copilot-otel.jsonl in the state directory is not a readable file"
-    return 1
-  fi
   DR_OTEL_TRACE=$trace DR_OTEL_PARENT=$parent stop_hook_answer "$file" 4194304 copilot-otel.awk "$3" "$4" \
     "no chat span of this turn in the last 4194304 bytes of copilot-otel.jsonl" \
     "the chat span of this turn in copilot-otel.jsonl holds no usable text" \
@@ -222,8 +203,8 @@ stop_hook_otel() {
 # stop_hook_emit <state> <answer-file> <cwd line>: the snapshot of the turn
 # whose record was read (the caller's rec_* locals), through emit.
 stop_hook_emit() {
-  local state=$1 cwd=${3#s} dir=${BASH_SOURCE[0]} what root stamp timeout err status=0
-  case $dir in */*) dir=${dir%/*} ;; *) dir=. ;; esac
+  local state=$1 cwd=${3#s} dir what root stamp timeout err status=0
+  dr_lib_dir_into dir
   what=/dr-$rec_stage${rec_task:+ $rec_task}
   if [ -n "$rec_task" ] && ! dr_task_id_ok "$rec_task"; then
     hook_log "$state" stop-hook "$what: the turn record's task is not a task ID; nothing written"
@@ -258,8 +239,7 @@ stop_hook_emit() {
     return 0
   fi
   status=0
-  # shellcheck source=scripts/lib/snapshot-emit.sh
-  . "$dir/snapshot-emit.sh"
+  dr_source snapshot-emit.sh
   # emit's messages go to a file: no subshell to capture them.
   emit_answer_snapshot stop-hook "$root" "$rec_task" "$rec_stage" "/dr-$rec_stage" "$2" agent \
     "$stamp" "$timeout" >/dev/null 2>"$2.err" || status=$?
