@@ -338,6 +338,8 @@ def save_stage_snapshot(
 ) -> SnapshotSaved:
     """The write itself, with the command line's messages: the body and the
     options are bytes or files (body or body_file, options or options_file)."""
+    # write_stage_snapshot's parameters again, bytes only: the public call takes
+    # more forms, the command line these (natural twins, issue 20).
     check_descriptors()
     options_path = os.fspath(options_file) if options_file is not None else ""
     body_path = os.fspath(body_file) if body_file is not None else ""
