@@ -56,6 +56,9 @@ CLAUDE_QUIET = {
     "DISABLE_BUG_COMMAND": "1",
 }
 
+# Where Claude Code hands the model a SessionStart hook's additionalContext.
+CLAUDE_HOOK_CONTEXT = "SessionStart hook additional context: "
+
 # Codex: the fake provider, and off whatever else it would fetch at start
 # (analytics, the curated plugin sync from GitHub and chatgpt.com, update checks).
 CODEX_CONFIG = """\
@@ -261,6 +264,49 @@ class JsonLines:
         return self.stderr.read_text()[-4000:]
 
 
+@dataclass
+class Said:
+    """One user message of a StreamJson session: the CLI's messages for it, its
+    result message the last, and the model requests made while it was answered."""
+
+    messages: list[dict[str, Any]]
+    requests: list[Request]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        return self.messages[-1]
+
+
+class StreamJson(JsonLines):
+    """One CLI process fed user messages on stdin, one a line, as its SDK feeds
+    them (`--input-format stream-json`, Claude Code's and Qwen Code's): typed
+    prompts and slash commands (`/clear`, `/compact`, custom commands) alike,
+    in one session, without a terminal. Each message is sent once the one
+    before has its result message."""
+
+    def __init__(self, agent: Agent, *args: str) -> None:
+        super().__init__(agent.box, [str(NODE_BIN / agent.name), *args], agent.cli_env())
+
+    def __enter__(self) -> StreamJson:
+        super().__enter__()
+        return self
+
+    def say(self, text: str, reply: str) -> Said:
+        """Send one user message; wait for the CLI's result message for it."""
+        self.box.api.reply = reply
+        before = len(self.box.api.model_requests())
+        content = {"role": "user", "content": text}
+        self.send(
+            {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": content}
+        )
+        seen: list[dict[str, Any]] = []
+        for output in self.messages(repr(text)):
+            seen.append(output)
+            if output.get("type") == "result":
+                return Said(seen, self.box.api.model_requests()[before:])
+        raise AssertionError("unreachable: messages() ends only by failing")
+
+
 def knowledge_base(ws: Path) -> None:
     """The workspace of a task under way: TUNE-0032 the one active task."""
     kb = ws / "datarim"
@@ -395,12 +441,13 @@ class Claude(Agent):
         return answer.rstrip("\n")
 
     def hook_context(self, request: Request) -> list[str]:
-        # 2.1.328: a text block of its own, "SessionStart hook additional
-        # context: <the text>", in a message of role "system".
+        # 2.1.328: "SessionStart hook additional context: <the text>" in a
+        # message of role "system": a text block of its own after a resume or
+        # /clear, the end of the environment's text block after /compact.
         return [
-            text
+            text.split(CLAUDE_HOOK_CONTEXT, 1)[1]
             for text in self.context_of(request)
-            if text.startswith("SessionStart hook additional context: ")
+            if CLAUDE_HOOK_CONTEXT in text
         ]
 
     def turn_args(self, prompt: str) -> list[str]:
@@ -408,6 +455,20 @@ class Claude(Agent):
 
     def resume_args(self, prompt: str) -> list[str]:
         return ["-p", "--continue", prompt]
+
+    def session(self) -> StreamJson:
+        """One `claude -p` process fed its messages as stream-json (the Agent
+        SDK's way), the hooks' start and end among its output messages."""
+        return StreamJson(
+            self,
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+        )
 
 
 # `codex exec` runs the hooks without their trust step, outside a git repository.
@@ -616,3 +677,24 @@ def hands_over_the_replay(agent: Agent, run_of: Callable[[str, str], Run], repla
     what = f"the model request of {' '.join(run.argv[1:])!r}"
     assert_carries_the_replay(agent.hook_context(agent.own_request(run)), replay, what)
     return run
+
+
+def session_stage_turn(agent: Agent, session: StreamJson) -> None:
+    """The operator's /dr-plan TUNE-0032 in the session: the snapshot written,
+    and no replay handed over yet (a fresh session, SessionStart startup)."""
+    said = session.say(agent.stage_prompt, STAGE_ANSWER)
+    assert said.result.get("result", "").strip() == STAGE_ANSWER.strip(), said.result
+    assert any(agent.command_text in text for text in agent.context_of(said.requests[0]))
+    assert not any(agent.hook_context(request) for request in said.requests)
+    assert_stage_snapshot(agent.box, agent)
+
+
+def next_prompt_gets_the_replay(agent: Agent, session: StreamJson) -> Said:
+    """`carry on` in the session, answered; its first model request (the
+    turn's own) carries the replay prompt where the CLI puts a hook's context."""
+    replay = resume_text(agent.box.ws)
+    said = session.say("carry on", "Carrying on.")
+    assert said.result.get("result") == "Carrying on.", said.result
+    texts = agent.hook_context(said.requests[0])
+    assert_carries_the_replay(texts, replay, "the first request after the command")
+    return said
