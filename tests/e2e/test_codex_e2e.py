@@ -6,8 +6,9 @@ and version are test_hooks_e2e.py's, as every CLI's.
 
 `codex exec` has neither command, so these run in `codex app-server`, the
 JSON-RPC server Codex's TUI drives (e2ekit.CodexAppServer): one thread holds
-the stage turn; /clear is the new thread the TUI starts with
-`sessionStartSource: clear`, /compact the `thread/compact/start` request.
+the stage turn; /clear is a new thread started with `sessionStartSource:
+clear` (the protocol's source for it), /compact the `thread/compact/start`
+request.
 Each step is awaited by its own message (the response, `turn/completed`):
 no terminal, no sleep.
 """
