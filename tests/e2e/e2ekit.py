@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import pytest
 from fake_model_api import FakeModelAPI, Request
@@ -39,6 +39,8 @@ TASK = "TUNE-0032"
 # A CLI run takes 1-5 s against the fake API; the bound only turns a hang into
 # a failure.
 RUN_TIMEOUT = 180
+# How the SessionStart hook begins its context when it hands over a replay.
+REPLAY_HEAD = f"datarim: {TASK} resumes from its plan snapshot"
 # The answer of a real /dr-plan turn (the emit corpus's), ending in a CTA block.
 STAGE_ANSWER = (REPO / "tests/conformance/suites/emit/writes-plain-block/in/answer.md").read_text()
 # A plain turn's answer that also ends in a CTA block, for another plan: a Stop
@@ -55,6 +57,9 @@ CLAUDE_QUIET = {
     "DISABLE_ERROR_REPORTING": "1",
     "DISABLE_BUG_COMMAND": "1",
 }
+
+# Where Claude Code hands the model a SessionStart hook's additionalContext.
+CLAUDE_HOOK_CONTEXT = "SessionStart hook additional context: "
 
 # Codex: the fake provider, and off whatever else it would fetch at start
 # (analytics, the curated plugin sync from GitHub and chatgpt.com, update checks).
@@ -261,6 +266,56 @@ class JsonLines:
         return self.stderr.read_text()[-4000:]
 
 
+@dataclass
+class Said:
+    """One user message of a session (StreamJson, CodexAppServer): the CLI's
+    messages for it, the one that ends it the last, the answer, and the model
+    requests made while it was answered."""
+
+    messages: list[dict[str, Any]]
+    requests: list[Request]
+    answer: str
+
+    @property
+    def result(self) -> dict[str, Any]:
+        return self.messages[-1]
+
+
+class Session(Protocol):
+    def say(self, text: str, reply: str) -> Said: ...
+
+
+class StreamJson(JsonLines):
+    """One CLI process fed user messages on stdin, one a line, as its SDK feeds
+    them (`--input-format stream-json`, Claude Code's and Qwen Code's): typed
+    prompts and slash commands (`/clear`, `/compact`, custom commands) alike,
+    in one session, without a terminal. Each message is sent once the one
+    before has its result message."""
+
+    def __init__(self, agent: Agent, *args: str) -> None:
+        super().__init__(agent.box, [str(NODE_BIN / agent.name), *args], agent.cli_env())
+
+    def __enter__(self) -> StreamJson:
+        super().__enter__()
+        return self
+
+    def say(self, text: str, reply: str) -> Said:
+        """Send one user message; wait for the CLI's result message for it."""
+        self.box.api.reply = reply
+        before = len(self.box.api.model_requests())
+        content = {"role": "user", "content": text}
+        self.send(
+            {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": content}
+        )
+        seen: list[dict[str, Any]] = []
+        for output in self.messages(repr(text)):
+            seen.append(output)
+            if output.get("type") == "result":
+                requests = self.box.api.model_requests()[before:]
+                return Said(seen, requests, str(output.get("result") or ""))
+        raise AssertionError("unreachable: messages() ends only by failing")
+
+
 def knowledge_base(ws: Path) -> None:
     """The workspace of a task under way: TUNE-0032 the one active task."""
     kb = ws / "datarim"
@@ -395,12 +450,13 @@ class Claude(Agent):
         return answer.rstrip("\n")
 
     def hook_context(self, request: Request) -> list[str]:
-        # 2.1.328: a text block of its own, "SessionStart hook additional
-        # context: <the text>", in a message of role "system".
+        # 2.1.328: "SessionStart hook additional context: <the text>" in a
+        # message of role "system": a text block of its own after a resume or
+        # /clear, the end of the environment's text block after /compact.
         return [
-            text
+            text.split(CLAUDE_HOOK_CONTEXT, 1)[1]
             for text in self.context_of(request)
-            if text.startswith("SessionStart hook additional context: ")
+            if CLAUDE_HOOK_CONTEXT in text
         ]
 
     def turn_args(self, prompt: str) -> list[str]:
@@ -408,6 +464,20 @@ class Claude(Agent):
 
     def resume_args(self, prompt: str) -> list[str]:
         return ["-p", "--continue", prompt]
+
+    def session(self) -> StreamJson:
+        """One `claude -p` process fed its messages as stream-json (the Agent
+        SDK's way), the hooks' start and end among its output messages."""
+        return StreamJson(
+            self,
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+        )
 
 
 # `codex exec` runs the hooks without their trust step, outside a git repository.
@@ -439,6 +509,90 @@ class Codex(Agent):
 
     def resume_args(self, prompt: str) -> list[str]:
         return ["exec", "resume", "--last", *CODEX_EXEC_FLAGS, prompt]
+
+    def app_server(self) -> CodexAppServer:
+        return CodexAppServer(self)
+
+
+class CodexAppServer(JsonLines):
+    """`codex app-server`: Codex's JSON-RPC server on stdio (one message a
+    line), what its TUI and IDE extensions drive. Its threads and turns are
+    the TUI's: `thread/start` (with `sessionStartSource: clear`, the protocol's
+    start source for the thread after a /clear), `turn/start` (a prompt), `thread/compact/start` (/compact).
+    It has no flag to skip the hooks' trust step: trust_hooks() trusts them as
+    the TUI's /hooks review does, through the server."""
+
+    def __init__(self, agent: Codex) -> None:
+        super().__init__(agent.box, [str(NODE_BIN / "codex"), "app-server"], agent.cli_env())
+        self.last_id = 0
+        self.thread = ""
+
+    def __enter__(self) -> CodexAppServer:
+        super().__enter__()
+        self.call("initialize", {"clientInfo": {"name": "datarim-e2e", "version": "0"}})
+        self.send({"method": "initialized"})
+        return self
+
+    def call(
+        self, method: str, params: dict[str, Any], until: str = ""
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """A request: its result, and the messages up to it (with `until`, up
+        to that notification of this thread after it)."""
+        self.last_id += 1
+        self.send({"id": self.last_id, "method": method, "params": params})
+        result: dict[str, Any] | None = None
+        ended = not until
+        seen: list[dict[str, Any]] = []
+        for message in self.messages(method):
+            seen.append(message)
+            if message.get("id") == self.last_id:
+                assert "error" not in message, f"{method}: {message}"
+                result = message["result"]
+            elif message.get("method") == until:
+                ended = message["params"].get("threadId") == self.thread
+            if result is not None and ended:
+                return result, seen
+        raise AssertionError("unreachable: messages() ends only by failing")
+
+    def trust_hooks(self) -> None:
+        """Every hook of the workspace marked trusted in config.toml
+        (`hooks.state."<key>".trusted_hash`), as the /hooks review writes it."""
+        listed, _ = self.call("hooks/list", {"cwds": [str(self.box.ws)]})
+        hooks = [hook for entry in listed["data"] for hook in entry["hooks"]]
+        assert {hook["trustStatus"] for hook in hooks} == {"untrusted"}, hooks
+        trusted = {hook["key"]: {"trusted_hash": hook["currentHash"]} for hook in hooks}
+        edit = {"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": trusted}
+        self.call("config/batchWrite", {"edits": [edit], "reloadUserConfig": True})
+        listed, _ = self.call("hooks/list", {"cwds": [str(self.box.ws)]})
+        assert {hook["trustStatus"] for entry in listed["data"] for hook in entry["hooks"]} == {
+            "trusted"
+        }
+
+    def start_thread(self, source: str = "startup") -> None:
+        params = {"cwd": str(self.box.ws), "sessionStartSource": source}
+        started, _ = self.call("thread/start", params)
+        self.thread = started["thread"]["id"]
+
+    def turn(self, method: str, params: dict[str, Any], reply: str) -> Said:
+        """A turn of the thread, to its end (`turn/completed`)."""
+        self.box.api.reply = reply
+        before = len(self.box.api.model_requests())
+        _, seen = self.call(method, {"threadId": self.thread, **params}, until="turn/completed")
+        assert seen[-1]["params"]["turn"]["status"] == "completed", seen[-1]
+        answer = "".join(
+            item.get("text") or ""
+            for message in seen
+            if message.get("method") == "item/completed"
+            for item in [message["params"]["item"]]
+            if item.get("type") == "agentMessage"
+        )
+        return Said(seen, self.box.api.model_requests()[before:], answer)
+
+    def say(self, text: str, reply: str) -> Said:
+        return self.turn("turn/start", {"input": [{"type": "text", "text": text}]}, reply)
+
+    def compact(self, summary: str) -> Said:
+        return self.turn("thread/compact/start", {}, summary)
 
 
 def role_texts(request: Request, key: str, role: str) -> list[str]:
@@ -616,3 +770,25 @@ def hands_over_the_replay(agent: Agent, run_of: Callable[[str, str], Run], repla
     what = f"the model request of {' '.join(run.argv[1:])!r}"
     assert_carries_the_replay(agent.hook_context(agent.own_request(run)), replay, what)
     return run
+
+
+def session_stage_turn(agent: Agent, session: Session) -> None:
+    """The operator's /dr-plan TUNE-0032 in the session: the snapshot written,
+    and no replay handed over yet (a fresh session, SessionStart startup)."""
+    said = session.say(agent.stage_prompt, STAGE_ANSWER)
+    assert said.answer.strip() == STAGE_ANSWER.strip(), said.result
+    assert any(agent.command_text in text for text in agent.context_of(said.requests[0]))
+    contexts = [text for request in said.requests for text in agent.hook_context(request)]
+    assert not any(REPLAY_HEAD in text for text in contexts)
+    assert_stage_snapshot(agent.box, agent)
+
+
+def next_prompt_gets_the_replay(agent: Agent, session: Session) -> Said:
+    """`carry on` in the session, answered; its first model request (the
+    turn's own) carries the replay prompt where the CLI puts a hook's context."""
+    replay = resume_text(agent.box.ws)
+    said = session.say("carry on", "Carrying on.")
+    assert said.answer == "Carrying on.", said.result
+    texts = agent.hook_context(said.requests[0])
+    assert_carries_the_replay(texts, replay, "the first request after the command")
+    return said

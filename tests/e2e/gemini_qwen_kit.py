@@ -17,12 +17,10 @@ import pty
 import re
 import select
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from e2ekit import NODE_BIN, TASK, Agent, JsonLines, Run, clean_copy
+from e2ekit import NODE_BIN, TASK, Agent, Run, StreamJson, clean_copy
 from fake_model_api import Request
 
 # Gemini: an explicit model, so that no "auto" router asks the model to
@@ -281,43 +279,8 @@ class Qwen(ExtensionAgent):
     def resume_args(self, prompt: str) -> list[str]:
         return ["-c", "-p", prompt]
 
-    def session(self) -> QwenSession:
-        return QwenSession(self)
-
-
-@dataclass
-class Said:
-    """One message of a QwenSession: Qwen's result message for it, and the
-    model requests made while it was answered."""
-
-    result: dict[str, Any]
-    requests: list[Request]
-
-
-class QwenSession(JsonLines):
-    """One Qwen process fed user messages on stdin, one at a time, as its SDK
-    feeds them (`--input-format stream-json`): typed prompts and slash commands
-    (`/clear`, `/compress`, custom commands) alike, in one session, without a
-    terminal. Each message is sent once the one before has its result: Qwen
-    does not keep messages sent together in their order."""
-
-    def __init__(self, agent: Qwen) -> None:
-        argv = [str(NODE_BIN / "qwen"), "--input-format", "stream-json"]
-        super().__init__(agent.box, argv + ["--output-format", "stream-json"], agent.cli_env())
-
-    def __enter__(self) -> QwenSession:
-        super().__enter__()
-        return self
-
-    def say(self, text: str, reply: str) -> Said:
-        """Send one user message; wait for Qwen's result message for it."""
-        self.box.api.reply = reply
-        before = len(self.box.api.model_requests())
-        content = {"role": "user", "content": text}
-        self.send(
-            {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": content}
-        )
-        for output in self.messages(repr(text)):
-            if output.get("type") == "result":
-                return Said(output, self.box.api.model_requests()[before:])
-        raise AssertionError("unreachable: messages() ends only by failing")
+    def session(self) -> StreamJson:
+        """One Qwen process fed its messages as stream-json (its SDK's way):
+        Qwen does not keep messages sent together in their order, so each is
+        sent once the one before has its result (StreamJson.say)."""
+        return StreamJson(self, "--input-format", "stream-json", "--output-format", "stream-json")

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import pytest
 from e2ekit import (
-    STAGE_ANSWER,
     Sandbox,
-    assert_carries_the_replay,
-    assert_stage_snapshot,
-    resume_text,
+    StreamJson,
+    next_prompt_gets_the_replay,
+    session_stage_turn,
     with_hooks,
 )
-from gemini_qwen_kit import Qwen, QwenSession
+from gemini_qwen_kit import Qwen
 
 IMPLS = ["bash", "python"]
 
@@ -34,25 +33,11 @@ SUMMARY = "<state_snapshot>\nThe task TUNE-0032 was planned.\n</state_snapshot>"
 STAGE_PROMPT_TOKENS = 5000
 
 
-def session_stage_turn(agent: Qwen, session: QwenSession) -> None:
-    """The operator's /dr-plan TUNE-0032 in the session: the snapshot written,
-    and no replay handed over yet (a fresh session, SessionStart startup)."""
+def large_stage_turn(agent: Qwen, session: StreamJson) -> None:
+    """The stage turn (e2ekit.session_stage_turn), its prompt reported large."""
     agent.box.api.prompt_tokens = STAGE_PROMPT_TOKENS
-    said = session.say(agent.stage_prompt, STAGE_ANSWER)
+    session_stage_turn(agent, session)
     agent.box.api.prompt_tokens = 10
-    assert said.result.get("result", "").strip() == STAGE_ANSWER.strip(), said.result
-    assert any(agent.command_text in text for text in agent.context_of(said.requests[0]))
-    assert not any(agent.hook_context(request) for request in said.requests)
-    assert_stage_snapshot(agent.box, agent)
-
-
-def assert_next_prompt_gets_the_replay(agent: Qwen, session: QwenSession) -> None:
-    replay = resume_text(agent.box.ws)
-    said = session.say("carry on", "Carrying on.")
-    assert said.result.get("result") == "Carrying on.", said.result
-    # The turn's own request is the first; the memory extraction's follows.
-    texts = agent.hook_context(said.requests[0])
-    assert_carries_the_replay(texts, replay, "the first request after the command")
 
 
 def command_hands_the_next_prompt_the_replay(
@@ -62,11 +47,12 @@ def command_hands_the_next_prompt_the_replay(
     message begins with result), then `carry on`, in one session."""
     agent = with_hooks(Qwen(sandbox), impl)
     with agent.session() as session:
-        session_stage_turn(agent, session)
+        large_stage_turn(agent, session)
         done = session.say(command, reply)
         assert done.result.get("subtype") == "success", done.result
         assert done.result.get("result", "").startswith(result), done.result
-        assert_next_prompt_gets_the_replay(agent, session)
+        # The turn's own request is the first; the memory extraction's follows.
+        next_prompt_gets_the_replay(agent, session)
     sandbox.assert_no_hook_failure()
     sandbox.assert_offline()
 
