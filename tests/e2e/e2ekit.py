@@ -518,7 +518,8 @@ class CodexAppServer(JsonLines):
     """`codex app-server`: Codex's JSON-RPC server on stdio (one message a
     line), what its TUI and IDE extensions drive. Its threads and turns are
     the TUI's: `thread/start` (with `sessionStartSource: clear`, the protocol's
-    start source for the thread after a /clear), `turn/start` (a prompt), `thread/compact/start` (/compact).
+    start source for the thread after a /clear), `turn/start` (a prompt),
+    `thread/compact/start` (/compact).
     It has no flag to skip the hooks' trust step: trust_hooks() trusts them as
     the TUI's /hooks review does, through the server."""
 

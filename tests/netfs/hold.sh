@@ -17,6 +17,7 @@ while [ "$n" -lt "$holds" ]; do
   dr_lock_acquire hold "$lock" "$timeout" || status=$?
   [ "$status" -eq 0 ] || exit "$status"
   mkdir "$marker" 2>/dev/null || {
+    # shellcheck disable=SC2154 # host: set by dr_host_name
     echo "VIOLATION $host bash $$" >>"$log"
     exit 9
   }

@@ -36,6 +36,7 @@ until dr_lock_read_owner "$lock" seen; do
   [ $((SECONDS - began)) -lt 30 ] || break
   sleep 0.005 2>/dev/null || sleep 1
 done
+# shellcheck disable=SC2154 # host and start: set by dr_host_name and dr_process_start
 if [ "$seen" != "pid=${BASHPID:-$$}"$'\n'"host=$host"$'\n'"start=$start"$'\n'"impl=bash"$'\n' ]; then
   echo LOST
   exit 8
