@@ -128,14 +128,21 @@ def sanitize(value: bytes) -> str:
     return "".join(kept[:keep]) + "\u2026"
 
 
+def list_lines(data: bytes) -> Iterator[bytes]:
+    """A task list's lines: a NUL ends a line as a line feed does (spec §8.1, as
+    every awk reads it), a final CR cut."""
+    lines = data.replace(b"\0", b"\n").split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # what follows the last line feed is no line
+    for line in lines:
+        yield line[:-1] if line.endswith(b"\r") else line
+
+
 def section_lines(data: bytes, heading: bytes) -> Iterator[bytes]:
     """The lines under heading (a "## " line, trailing blanks aside) up to the
-    next level-1 or level-2 heading; NUL bytes dropped, a final CR cut."""
+    next level-1 or level-2 heading."""
     inside = False
-    for raw in data.split(b"\n"):
-        line = raw.replace(b"\0", b"")
-        if line.endswith(b"\r"):
-            line = line[:-1]
+    for line in list_lines(data):
         if not inside:
             inside = line.rstrip(b" \t") == heading
             continue
@@ -179,10 +186,7 @@ def task_listed(root: str, task: str) -> bool:
                 data = handle.read()
         except OSError:
             continue
-        for raw in data.split(b"\n"):
-            line = raw.replace(b"\0", b"")
-            if line.endswith(b"\r"):
-                line = line[:-1]
+        for line in list_lines(data):
             entry = task_line(line)
             if entry is not None and entry.task == task:
                 return True

@@ -117,11 +117,29 @@ function sanitize(s,    arr, n, i, len, c, out, o, skip, f, m, keep, k) {
     return m > 55 ? c "\342\200\246" : c
 }
 
-# Prints the active tasks under heading of path (see the top).
-function print_active(path, heading,    line, inside, T, seen) {
-    inside = 0
+# list_lines(path, L): the lines of path into L[1..n], returns n. A NUL ends
+# a line as a line feed does (spec §8.1): BusyBox awk reads it so, mawk keeps
+# it in the line, which split() cuts. A final CR is cut from each line.
+function list_lines(path, L,    n, line, k, part, i) {
+    n = 0
     while ((getline line < path) > 0) {
-        sub(/\r$/, "", line)
+        k = split(line, part, /\000/)
+        if (k == 0) part[k = 1] = ""
+        for (i = 1; i <= k; i++) {
+            sub(/\r$/, "", part[i])
+            L[++n] = part[i]
+        }
+    }
+    close(path)
+    return n
+}
+
+# Prints the active tasks under heading of path (see the top).
+function print_active(path, heading,    L, n, i, line, inside, T, seen) {
+    inside = 0
+    n = list_lines(path, L)
+    for (i = 1; i <= n; i++) {
+        line = L[i]
         if (!inside) {
             sub(/[ \t]+$/, "", line)
             inside = line == heading
@@ -132,18 +150,14 @@ function print_active(path, heading,    line, inside, T, seen) {
         seen[T["id"]] = 1
         printf "%s\t%s\n", T["id"], sanitize(T["title"])
     }
-    close(path)
 }
 
 # 1 when a task line of any status in any section of path names task.
-function names_task(path, task,    line, T, found) {
-    found = 0
-    while (!found && (getline line < path) > 0) {
-        sub(/\r$/, "", line)
-        found = task_line(line, T) && T["id"] == task
-    }
-    close(path)
-    return found
+function names_task(path, task,    L, n, i, T) {
+    n = list_lines(path, L)
+    for (i = 1; i <= n; i++)
+        if (task_line(L[i], T) && T["id"] == task) return 1
+    return 0
 }
 
 BEGIN {
