@@ -46,6 +46,10 @@ export const DatarimSnapshots = async ({ client, directory }) => {
   const checked = new Set() // sessions already looked at for a resume
   const resumeAs = new Map() // session -> the SessionStart source to hand over
   const context = new Map() // session -> the resume text, until its turn ends
+  // opencode calls `event` without awaiting it, and `opencode run` disposes of
+  // its instance and exits as soon as the session is idle: `dispose`, which it
+  // awaits, waits for the Stop hooks still under way (1.18.33).
+  const stopping = new Set()
 
   const messages = async (sessionID) => {
     const result = await client.session.messages({ path: { id: sessionID } })
@@ -72,13 +76,20 @@ export const DatarimSnapshots = async ({ client, directory }) => {
         resumeAs.set(sessionID, "compact")
       } else if (event.type === "session.idle") {
         context.delete(sessionID)
-        const last = (await messages(sessionID)).filter((m) => m.info.role === "assistant").pop()
-        if (!last) return
-        await runHook("stop-hook", {
-          hook_event_name: "Stop", session_id: sessionID, cwd: directory,
-          last_assistant_message: textOf(last.parts),
-        }, directory)
+        const stop = (async () => {
+          const last = (await messages(sessionID)).filter((m) => m.info.role === "assistant").pop()
+          if (!last) return
+          await runHook("stop-hook", {
+            hook_event_name: "Stop", session_id: sessionID, cwd: directory,
+            last_assistant_message: textOf(last.parts),
+          }, directory)
+        })().catch(() => {}).finally(() => stopping.delete(stop))
+        stopping.add(stop)
+        await stop
       }
+    },
+    dispose: async () => {
+      while (stopping.size) await Promise.all(stopping)
     },
     // A session this process did not start (`--continue`, `--session`) or one
     // just compacted gets the resume text in its system prompt, on every model
