@@ -7,6 +7,10 @@ Its stage command (`opencode run --command dr-plan TUNE-0032`), plain turns,
 
 After a compaction (`opencode serve`, POST /session/:id/summarize, which
 fires session.compacted) the next turn's request carries the replay.
+
+`opencode run` does not await the plugin's event handlers: it exits once the
+session is idle. A Stop hook slower than that (a loaded machine) must still
+have written the snapshot when the run is over.
 """
 
 from __future__ import annotations
@@ -22,7 +26,15 @@ from typing import Any
 
 import pytest
 from copilot_opencode_kit import Opencode
-from e2ekit import NODE_BIN, Sandbox, after_the_stage_turn, assert_carries_the_replay, with_hooks
+from e2ekit import (
+    NODE_BIN,
+    Sandbox,
+    after_the_stage_turn,
+    assert_carries_the_replay,
+    assert_stage_snapshot,
+    stage_turn,
+    with_hooks,
+)
 
 IMPLS = ("bash", "python")
 
@@ -43,6 +55,23 @@ def _call(url: str, method: str = "GET", body: Any = None, timeout: float = 120)
     with opener.open(request, timeout=timeout) as response:
         text = response.read().decode()
     return json.loads(text) if text.strip() else None
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_a_slow_stop_hook_has_written_the_snapshot_when_run_exits(
+    sandbox: Sandbox, impl: str
+) -> None:
+    agent = with_hooks(Opencode(sandbox), impl)
+    plugin = sandbox.home / ".config" / "opencode" / "plugin" / "datarim-snapshots.js"
+    text = plugin.read_text()
+    # The Stop hook as a loaded machine may run it: 3 seconds late.
+    slow = text.replace('"stop-hook": "', '"stop-hook": "sleep 3; ', 1)
+    assert slow != text
+    plugin.write_text(slow)
+    stage_turn(agent)
+    assert_stage_snapshot(sandbox, agent)
+    sandbox.assert_no_hook_failure()
+    sandbox.assert_offline()
 
 
 @pytest.mark.parametrize("impl", IMPLS)
