@@ -56,16 +56,18 @@ RUN_TIMEOUT = 60
 PYTHON_DISPATCHER = "{PYTHON} -m datarim_snapshot"
 # The command map (docs/commands.md): {ENTRY} in a template is the command's entry
 # point there, so bash.map is one line and a new command needs none.
-COMMAND_MAP = REPO / "scripts" / "lib" / "text" / "commands.txt"
+COMMAND_MAP = "commands.txt"
 
 
 def entry_point(command: str) -> str:
-    """The command map's entry point for <command> ({ENTRY}); LookupError if none."""
-    for line in _lines(COMMAND_MAP):
-        fields = [part.strip() for part in line.split("|")]
-        if not line.startswith("#") and fields[0] == command and fields[1:2] != ["-"]:
-            return fields[1]
-    raise LookupError(f"{COMMAND_MAP.name}: no entry point for {command!r}")
+    """The command map's entry point for <command> ({ENTRY}); LookupError if none.
+    The map is read by the package's own reader (cli.command_map)."""
+    from datarim_snapshot import _cli as cli
+
+    found = cli.command_map().get(command)
+    if found is None or found.script == "-":
+        raise LookupError(f"{COMMAND_MAP}: no entry point for {command!r}")
+    return found.script
 
 
 @dataclass
