@@ -173,13 +173,16 @@ def writer_rows(base: Path) -> list[Row]:
     """Ours against the reference and against the floor, in the same rounds."""
     root = base / "ref-ws"
     root.mkdir()
+    # Each script is started as `bash <script>`, the way the /dr-* commands
+    # start either writer: through its `#!/usr/bin/env bash` line, env would
+    # add a program start (and a search of PATH) to ours and the floor alone.
     actions: dict[str, Callable[[], None]] = {
-        "bash": lambda: call([str(WRITER), *write_args(root, base)]),
-        "floor": lambda: call([str(FLOOR), str(base)]),
+        "bash": lambda: call(["bash", str(WRITER), *write_args(root, base)]),
+        "floor": lambda: call(["bash", str(FLOOR), str(base)]),
         # What the floor leaves out and no write can: bash reading the code it
         # runs (the libraries sourced, nothing called), over bash alone.
-        "sourced": lambda: call(["/usr/bin/env", "bash", "-c", '. "$1"', "-", str(LIBRARY)]),
-        "bash alone": lambda: call(["/usr/bin/env", "bash", "-c", ":"]),
+        "sourced": lambda: call(["bash", "-c", '. "$1"', "-", str(LIBRARY)]),
+        "bash alone": lambda: call(["bash", "-c", ":"]),
     }
     reference = reference_writer(base)
     if reference is not None:
