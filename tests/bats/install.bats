@@ -364,7 +364,8 @@ killable_source() {
   local name
   mkdir -p "$1/scripts/lib/text" "$1/dev-tools"
   for name in datarim-common.sh datarim-rules.sh datarim-inputs.sh datarim-roots.sh datarim-lock.sh \
-    datarim-publish.sh datarim-flags.sh runtime-install.sh snapshot-writer.sh; do
+    datarim-lock-held.sh datarim-publish.sh datarim-flags.sh datarim-reading.sh datarim-messages.sh \
+    runtime-install.sh snapshot-writer.sh; do
     cp "$REPO/scripts/lib/$name" "$1/scripts/lib/"
   done
   cp "$REPO/scripts/lib/text/usage-install.txt" "$REPO/scripts/lib/text/drift-notice.txt" "$1/scripts/lib/text/"

@@ -89,3 +89,24 @@ caller_state_here() {
   # The only output: the root had no knowledge base, and now has one.
   [ "$output" = "snapshot-writer: created a new knowledge base in $(cd "$ROOT" && pwd -P)/datarim (is --root right?)" ]
 }
+
+@test "a stub whose file does not define its function fails once: command not found, no loop" {
+  run bash -c ". '$REPO/scripts/lib/datarim-common.sh'
+    dr_missing() { dr_autoload datarim-rules.sh dr_missing \"\$@\"; }
+    dr_missing a b
+    echo \"code=\$?\""
+  [ "${lines[-1]}" = "code=127" ]
+  [[ $output == *"dr_missing: command not found"* ]]
+}
+
+@test "a function loaded on first use runs with its arguments and replaces its stub" {
+  run bash -c ". '$REPO/scripts/lib/datarim-common.sh'
+    declare -f dr_lock_read_owner | grep -c dr_autoload
+    mkdir -p '$BATS_TEST_TMPDIR/.lock.X'
+    printf 'pid=1\n' >'$BATS_TEST_TMPDIR/.lock.X/owner'
+    dr_lock_read_owner '$BATS_TEST_TMPDIR/.lock.X' seen && printf '%s' \"\$seen\"
+    declare -f dr_lock_read_owner | grep -c dr_autoload"
+  [ "${lines[0]}" = 1 ]
+  [ "${lines[1]}" = "pid=1" ]
+  [ "${lines[2]}" = 0 ]
+}

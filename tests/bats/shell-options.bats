@@ -139,3 +139,26 @@ caller() {
   echo "$output"
   [ "$output" = "done" ]
 }
+
+@test "aliases on when a lock found held loads its part of the library: none enters it" {
+  local gone
+  bash -c 'exit 0' &
+  gone=$!
+  wait "$gone"
+  mkdir "$ROOT/datarim/snapshots/.lock.TUNE-0254"
+  printf 'pid=%s\nhost=%s\nstart=\nimpl=bash\n' "$gone" "$(cat /proc/sys/kernel/hostname)" \
+    >"$ROOT/datarim/snapshots/.lock.TUNE-0254/owner"
+  # datarim-lock-held.sh is read on this first call, inside the caller's shell.
+  run caller "shopt -s expand_aliases; alias rm='echo rm'; alias mv='echo mv'; alias ln='echo ln'" \
+    "write_stage_snapshot --task TUNE-0254 $WRITE"
+  [ "${lines[0]}" = "code=0" ]
+  [ "$(ls -A "$ROOT/datarim/snapshots")" = TUNE-0254.snapshot.md ]
+  run bash -c "shopt -s expand_aliases; alias rm='echo rm'
+    . '$REPO/scripts/lib/snapshot-writer.sh'
+    dr_lock_read_owner /nonexistent seen || :
+    declare -f dr_lock_take_over | grep -c 'echo rm' || :
+    shopt -p expand_aliases; alias"
+  [ "${lines[0]}" = 0 ]
+  [ "${lines[1]}" = "shopt -s expand_aliases" ]
+  [ "${lines[2]}" = "alias rm='echo rm'" ]
+}

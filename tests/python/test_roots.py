@@ -151,16 +151,25 @@ def test_a_ceiling_hides_the_work_tree_above_it(
 
 
 def test_sourcing_leaves_no_variable_behind(tmp_path: Path) -> None:
-    """dr_discover_root sets only the two variables it is given."""
+    """dr_discover_root sets only the two variables it is given; the functions it
+    adds are the library's own, loaded on this first use (dr_autoload)."""
     knowledge_base(tmp_path)
+    # set prints the variables, one a line, then the functions from the first "name ()".
+    variables = (
+        "set | sed -n '/^[A-Za-z_][A-Za-z0-9_]* () $/q;p'"
+        ' | grep -v "^BASH_\\|^_=\\|^before=\\|^functions="'
+    )
     script = (
-        f'. "{COMMON}"; before=$(set | grep -v "^BASH_\\|^_=\\|^before="); '
+        f'. "{COMMON}"; before=$({variables}); functions=$(declare -F); '
         f'dr_discover_root r why "{tmp_path}"; '
-        'after=$(set | grep -v "^BASH_\\|^_=\\|^before=\\|^r=\\|^why="); '
-        '[ "$before" = "$after" ] && echo same'
+        f'after=$({variables} | grep -v "^r=\\|^why="); '
+        '[ "$before" = "$after" ] && echo same; '
+        'diff <(printf "%s\\n" "$functions") <(declare -F) | grep "^[<>]" || :'
     )
     result = subprocess.run(["bash", "-c", script], capture_output=True, check=True)
-    assert result.stdout == b"same\n"
+    lines = result.stdout.decode().splitlines()
+    assert lines[0] == "same"
+    assert lines[1:] and all(line.startswith("> declare -f dr_") for line in lines[1:])
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")

@@ -4,12 +4,17 @@
 # library sources; it loads the concern files beside it:
 #   datarim-rules.sh    task-ID and session-ID rules
 #   datarim-inputs.sh   bounded reading of input files and "-"
-#   datarim-roots.sh    root resolution and discovery
+#   datarim-roots.sh    root resolution (discovery: datarim-reading.sh, below)
 #   datarim-lock.sh     the mkdir lock protocol
 #   datarim-publish.sh  the atomic publish step
 #   datarim-flags.sh    flag parsing and each command's opening
 # and keeps the choke point of every entry point (dr_call), its messages
 # (dr_err, dr_usage, dr_version) and the clock and environment helpers.
+# Three more files load on first use (dr_autoload), from stubs in those above,
+# so that a write reads none of them:
+#   datarim-lock-held.sh  what a lock found held needs
+#   datarim-reading.sh    what only readers, validators and hooks need
+#   datarim-messages.sh   the words of refusals and notices
 #
 # Sourcing this file defines dr_* functions and nothing else: no variable,
 # shell option or trap of the caller changes. Functions return codes; none
@@ -52,6 +57,19 @@ dr_source() {
   done
 }
 
+# dr_autoload <file> <function> [<arg>...]: loads <file> from this library's
+# directory and runs <function> with the arguments. A rarely needed part of a
+# library lives in such a file, and the library defines a stub for each of its
+# functions called from outside it, which calls this: the file defines the
+# functions anew over their stubs. The stub is removed first, so a file that
+# fails to define its function ends in "command not found", never in a loop.
+dr_autoload() {
+  unset -f "$2"
+  dr_source "$1" || return
+  shift
+  "$@"
+}
+
 dr_source datarim-rules.sh datarim-inputs.sh datarim-roots.sh datarim-lock.sh \
   datarim-publish.sh datarim-flags.sh
 
@@ -88,81 +106,18 @@ dr_call() {
   return "$dr_call_status"
 }
 
+# The words of messages are in datarim-messages.sh, which a run that prints
+# none never reads: each of these loads it on its first call (dr_autoload).
+dr_shown_into() { dr_autoload datarim-messages.sh dr_shown_into "$@"; }
+dr_shown_text_into() { dr_autoload datarim-messages.sh dr_shown_text_into "$@"; }
+dr_usage() { dr_autoload datarim-messages.sh dr_usage "$@"; }
+dr_version() { dr_autoload datarim-messages.sh dr_version "$@"; }
+
 # dr_err <program> <message>: one line on stderr, control characters shown as '?'.
 dr_err() {
   local msg
   dr_shown_into "$2" msg
   printf '%s: %s\n' "$1" "$msg" >&2
-}
-
-# dr_shown_into <text> <out-var>: <text> fit for a one-line message: every
-# control character of spec §2 (C0, DEL, C1, U+2028/2029, U+FFFE/FFFF and the
-# format characters, which hide or reorder what a terminal shows) as '?'.
-# Byte patterns of their UTF-8 forms, the set of is_control in datarim-rules.awk.
-dr_shown_into() {
-  local LC_ALL=C
-  dr_shown_wide_into "${1//[$'\001'-$'\037'$'\177']/?}" "$2"
-}
-
-# dr_shown_text_into <text> <out-var>: dr_shown_into for text of many lines (a
-# snapshot's body, as show prints it): line ends (LF, and CR LF) and tabs
-# stay; a CR anywhere else (it would write over the line) and every other
-# control character, ESC included, show as '?'.
-dr_shown_text_into() {
-  local LC_ALL=C s=$1
-  s=${s//[$'\001'-$'\010'$'\013'$'\014'$'\016'-$'\037'$'\177']/?}
-  case $s in *$'\r'*)
-    # \001 no longer occurs: it marks each CR LF while the lone CRs go.
-    s=${s//$'\r\n'/$'\001'}
-    s=${s//$'\r'/?}
-    s=${s//$'\001'/$'\r\n'}
-    ;;
-  esac
-  dr_shown_wide_into "$s" "$2"
-}
-
-# dr_shown_wide_into <text> <out-var>: <text> with the control characters of
-# more than one byte (C1 and the rest of the set below) as '?'.
-dr_shown_wide_into() {
-  local LC_ALL=C s=$1
-  case $s in
-    *[$'\200'-$'\377']*)
-      s=${s//$'\302'[$'\200'-$'\237'$'\255']/?}             # C1, U+00AD
-      s=${s//$'\330'[$'\200'-$'\205'$'\234']/?}             # U+0600-0605, U+061C
-      s=${s//$'\333\235'/?}                                 # U+06DD
-      s=${s//$'\334\217'/?}                                 # U+070F
-      s=${s//$'\340\242'[$'\220'$'\221']/?}                 # U+0890-0891
-      s=${s//$'\340\243\242'/?}                             # U+08E2
-      s=${s//$'\341\240\216'/?}                             # U+180E
-      s=${s//$'\342\200'[$'\213'-$'\217'$'\250'-$'\256']/?} # U+200B-200F, U+2028-202E
-      s=${s//$'\342\201'[$'\240'-$'\244'$'\246'-$'\257']/?} # U+2060-2064, U+2066-206F
-      s=${s//$'\357\273\277'/?}                             # U+FEFF
-      s=${s//$'\357\277'[$'\271'-$'\273'$'\276'$'\277']/?}  # U+FFF9-FFFB, U+FFFE-FFFF
-      s=${s//$'\360\221\202\275'/?}                         # U+110BD
-      s=${s//$'\360\221\203\215'/?}                         # U+110CD
-      s=${s//$'\360\223\220'[$'\260'-$'\277']/?}            # U+13430-1343F
-      s=${s//$'\360\233\262'[$'\240'-$'\243']/?}            # U+1BCA0-1BCA3
-      s=${s//$'\360\235\205'[$'\263'-$'\272']/?}            # U+1D173-1D17A
-      s=${s//$'\363\240\200'[$'\201'$'\240'-$'\277']/?}     # U+E0001, U+E0020-E003F
-      s=${s//$'\363\240\201'[$'\200'-$'\277']/?}            # U+E0040-E007F
-      ;;
-  esac
-  printf -v "$2" '%s' "$s"
-}
-
-# dr_usage <name>: prints the usage text shared with the Python port.
-dr_usage() {
-  local dir
-  dr_lib_dir_into dir
-  cat -- "$dir/text/usage-$1.txt"
-}
-
-# dr_version: prints `datarim-snapshot <version>`, one product version for
-# every command, kept once in text/version.txt (shared with the Python port).
-dr_version() {
-  local dir
-  dr_lib_dir_into dir
-  printf 'datarim-snapshot ' && cat -- "$dir/text/version.txt"
 }
 
 # dr_seconds_env <var-name> <default> <out-var>: a whole number of seconds from

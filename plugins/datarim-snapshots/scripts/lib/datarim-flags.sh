@@ -1,13 +1,20 @@
 # shellcheck shell=bash
 # Python twin: python/src/datarim_snapshot/_flags.py
-# Flag parsing and the openings of every command: writers (dr_writer_flags),
-# validators (dr_checker) and readers (dr_reader_flags).
+# Flag parsing and the openings of the writers (dr_writer_flags); those of
+# validators (dr_checker) and readers (dr_reader_flags) are in datarim-reading.sh.
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and
 # nothing else, and the second time costs nothing.
 declare -F dr_parse_flags >/dev/null 2>&1 && return 0
 
 # Aliases off while this file is read (see datarim-common.sh).
 if shopt -q expand_aliases; then _dr_aliases_datarim_flags=1 && shopt -u expand_aliases; fi
+
+# What only readers, validators and hooks use is in datarim-reading.sh, which a
+# write never reads: each of these loads it on its first call (dr_autoload).
+dr_reader_flags() { dr_autoload datarim-reading.sh dr_reader_flags "$@"; }
+dr_checker() { dr_autoload datarim-reading.sh dr_checker "$@"; }
+dr_self_test() { dr_autoload datarim-reading.sh dr_self_test "$@"; }
+dr_answer_first_word() { dr_autoload datarim-reading.sh dr_answer_first_word "$@"; }
 
 # dr_parse_flags <program> <spec> <required> "$@": parses `--flag value` and
 # boolean `--flag` arguments left to right. <spec> lists the flags, a value
@@ -111,16 +118,6 @@ dr_answer_help_or_version() {
   esac
 }
 
-# dr_answer_first_word <program> <word>: the same for a command that takes
-# -h/--help/--version only as its first word (the hooks, which read a payload).
-dr_answer_first_word() {
-  case $2 in
-    -h | --help) dr_answer_help_or_version "$1" 4 ;;
-    --version) dr_answer_help_or_version "$1" 6 ;;
-    *) return 1 ;;
-  esac
-}
-
 # dr_writer_flags <program> <timeout-env> <timeout-var> <done-var> <spec>
 # <required> "$@": how every writer starts. Parses the flags (dr_parse_flags;
 # the caller declares the opt_* locals), prints the usage for -h/--help (and
@@ -179,97 +176,6 @@ dr_descriptors_ok() {
   [ "$limit" -lt 16 ] || return 0
   dr_err "$1" "too few file descriptors: the limit is $limit (ulimit -n), a write needs 16"
   return 1
-}
-
-# dr_reader_flags <program> <usage-code> <done-var> <spec> <required> "$@": how
-# every reader starts (and doctor, install, install-hooks, the claim probes):
-# parses the flags (dr_parse_flags; the caller declares the opt_* locals).
-# Sets <done-var> to 1 when the command is over, help or the version printed
-# on stdout (0) or a usage error reported (<usage-code>), and returns that
-# code; else returns 0 with <done-var> empty.
-dr_reader_flags() {
-  local dr_rf_prog=$1 dr_rf_code=$2 dr_rf_done=$3 dr_rf_spec=$4 dr_rf_required=$5 dr_rf_status=0
-  shift 5
-  printf -v "$dr_rf_done" '%s' 1
-  dr_parse_flags "$dr_rf_prog" "$dr_rf_spec" "$dr_rf_required" "$@" || dr_rf_status=$?
-  dr_answer_help_or_version "$dr_rf_prog" "$dr_rf_status" && return 0
-  [ "$dr_rf_status" -eq 0 ] || return "$dr_rf_code"
-  printf -v "$dr_rf_done" '%s' ''
-}
-
-# dr_checker <program> <id-flag> <self-test-fn> <folder> <suffix> <check-fn> "$@":
-# a validator's whole command line. Parses <id-flag> (--task or --session: the
-# ID's rule is dr_task_id_ok or dr_session_id_ok), --root,
-# --validate-frontmatter (accepted for the seeds' callers; every check always
-# runs) and --self-test (<self-test-fn> run, its status returned). Then the
-# reader's root, datarim/<folder> refused when a symlink, and <check-fn> <path>
-# <ID> <msg-var> on datarim/<folder>/<ID><suffix>, its message on stderr after
-# that path. 0 valid (or help, version), 1 missing, 2 malformed, 3 usage.
-dr_checker() {
-  local dr_ck_prog=$1 dr_ck_flag=$2 dr_ck_test=$3 dr_ck_folder=$4 dr_ck_suffix=$5 dr_ck_check=$6
-  local dr_ck_rule=${2#--} dr_ck_status=0 dr_ck_id dr_ck_root dr_ck_rel msg
-  # shellcheck disable=SC2034 # set by dr_parse_flags; opt_<rule> read by its name
-  local opt_task='' opt_session='' opt_root='' opt_validate_frontmatter='' opt_self_test=''
-  shift 6
-  dr_parse_flags "$dr_ck_prog" "$dr_ck_flag= --root= --validate-frontmatter --self-test" "" "$@" ||
-    dr_ck_status=$?
-  dr_answer_help_or_version "$dr_ck_prog" "$dr_ck_status" && return 0
-  [ "$dr_ck_status" -eq 0 ] || return 3
-  if [ -n "$opt_self_test" ]; then
-    "$dr_ck_test"
-    return $?
-  fi
-  eval "dr_ck_id=\$opt_$dr_ck_rule"
-  if [ -z "$dr_ck_id" ]; then
-    dr_err "$dr_ck_prog" "missing required flag(s): $dr_ck_flag"
-    return 3
-  fi
-  if ! "dr_${dr_ck_rule}_id_ok" "$dr_ck_id"; then
-    "dr_${dr_ck_rule}_id_fault" "$dr_ck_id" msg
-    dr_err "$dr_ck_prog" "$msg"
-    return 3
-  fi
-  dr_reader_root "$dr_ck_prog" "$opt_root" dr_ck_root || return 3
-  dr_refuse_symlinked "$dr_ck_prog" "$dr_ck_root" "$dr_ck_folder" || return 2
-  dr_ck_rel=datarim/$dr_ck_folder/$dr_ck_id$dr_ck_suffix
-  "$dr_ck_check" "$dr_ck_root/$dr_ck_rel" "$dr_ck_id" msg || dr_ck_status=$?
-  [ "$dr_ck_status" -eq 0 ] || dr_err "$dr_ck_prog" "$dr_ck_rel $msg"
-  return "$dr_ck_status"
-}
-
-# dr_self_test <program> <write-fn> <check-fn> <file> <id>: a validator's
-# --self-test in a scratch root: <write-fn> <root> writes <file> (relative to
-# the root) for <id>, which <check-fn> <path> <id> <msg-var> then finds valid;
-# with a byte more, malformed (2); removed, missing (1). 0 after printing that
-# it passed; 2 after one line on stderr.
-dr_self_test() {
-  # shellcheck disable=SC2034 # <check-fn> sets msg
-  local prog=$1 write=$2 check=$3 id=$5 scratch file status=0 msg
-  scratch=$(mktemp -d 2>/dev/null) || {
-    dr_err "$prog" "self-test: cannot make a scratch directory"
-    return 2
-  }
-  file=$scratch/$4
-  {
-    "$write" "$scratch" &&
-      "$check" "$file" "$id" msg &&
-      printf 'x' >>"$file" &&
-      {
-        "$check" "$file" "$id" msg
-        [ $? -eq 2 ]
-      } &&
-      rm -f -- "$file" &&
-      {
-        "$check" "$file" "$id" msg
-        [ $? -eq 1 ]
-      }
-  } || status=2
-  rm -rf -- "$scratch" 2>/dev/null || :
-  if [ "$status" -ne 0 ]; then
-    dr_err "$prog" "self-test failed"
-    return 2
-  fi
-  printf '%s: self-test passed\n' "$prog"
 }
 
 [ -z "${_dr_aliases_datarim_flags-}" ] || shopt -s expand_aliases

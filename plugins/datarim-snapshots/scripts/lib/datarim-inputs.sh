@@ -2,13 +2,17 @@
 # Python twin: python/src/datarim_snapshot/_inputs.py
 # Bounded reading of what a command is handed: input files and "-" (the
 # standard input, at most one flag a call), read up to a limit with builtins
-# only; and the state of an artefact a validator is about to read.
+# only. (The state of an artefact a validator is about to read: datarim-reading.sh.)
 # datarim-common.sh loads this file; sourcing it defines dr_* functions and
 # nothing else, and the second time costs nothing.
 declare -F dr_read_prefix >/dev/null 2>&1 && return 0
 
 # Aliases off while this file is read (see datarim-common.sh).
 if shopt -q expand_aliases; then _dr_aliases_datarim_inputs=1 && shopt -u expand_aliases; fi
+
+# What only readers, validators and hooks use is in datarim-reading.sh, which a
+# write never reads: each of these loads it on its first call (dr_autoload).
+dr_artifact_state() { dr_autoload datarim-reading.sh dr_artifact_state "$@"; }
 
 # dr_readable_file <program> <flag> <path>: 0 when <path> can be read as an
 # input file: "-" (the standard input, when it is open), or a readable regular
@@ -112,25 +116,6 @@ dr_read_prefix_stdin() {
   printf -v "$2_text" '%s' "$text"
   printf -v "$2_len" '%s' "$total"
   printf -v "$2_nul" '%s' "$nul"
-}
-
-# dr_artifact_state <file> <msg-var>: 0 when <file> is a readable regular
-# file; else sets <msg-var> and returns 1 (missing) or 2 (a symlink, or not
-# a readable regular file). Validators call it before reading an artefact.
-dr_artifact_state() {
-  printf -v "$2" '%s' ''
-  if [ -L "$1" ]; then
-    printf -v "$2" '%s' 'is a symlink'
-    return 2
-  fi
-  if [ ! -e "$1" ]; then
-    printf -v "$2" '%s' 'is missing'
-    return 1
-  fi
-  if [ ! -f "$1" ] || [ ! -r "$1" ]; then
-    printf -v "$2" '%s' 'is not a readable regular file'
-    return 2
-  fi
 }
 
 [ -z "${_dr_aliases_datarim_inputs-}" ] || shopt -s expand_aliases

@@ -9,6 +9,9 @@ declare -F dr_task_id_ok >/dev/null 2>&1 && return 0
 # Aliases off while this file is read (see datarim-common.sh).
 if shopt -q expand_aliases; then _dr_aliases_datarim_rules=1 && shopt -u expand_aliases; fi
 
+# Why an ID breaks its rule, in words, is in datarim-messages.sh (dr_autoload).
+dr_task_id_fault() { dr_autoload datarim-messages.sh dr_task_id_fault "$@"; }
+
 # dr_task_id_ok <id>: the task-ID rule; nothing with / . whitespace or controls passes.
 dr_task_id_ok() {
   local LC_ALL=C re='^[ABCDEFGHIJKLMNOPQRSTUVWXYZ][ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-]+-[0123456789]{4,5}(-[ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]+)*$'
@@ -22,33 +25,6 @@ dr_check_task_flag() {
   dr_task_id_fault "$2" why
   dr_err "$1" "$why"
   return 1
-}
-
-# dr_task_id_fault <id> <out-var>: why <id> breaks the task-ID rule, in words,
-# the value repeated (its first 40 bytes and "..." when longer than the rule
-# allows). Counts bytes, as the rule does.
-dr_task_id_fault() {
-  local LC_ALL=C dr_tf_value=$1 dr_tf_bad dr_tf_code dr_tf_why
-  [ ${#dr_tf_value} -le 128 ] || dr_tf_value=${dr_tf_value:0:40}...
-  if [ ${#1} -gt 128 ]; then
-    dr_tf_why='longer than 128 characters'
-  elif [[ $1 == *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]* ]]; then
-    dr_tf_bad=${1#"${1%%[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-]*}"}
-    printf -v dr_tf_code '%d' "'${dr_tf_bad:0:1}"
-    if [ "$dr_tf_code" -eq 32 ]; then
-      dr_tf_bad='a space'
-    elif [ "$dr_tf_code" -lt 0 ] || [ "$dr_tf_code" -gt 127 ]; then
-      dr_tf_bad='a non-ASCII character'
-    elif [ "$dr_tf_code" -lt 32 ] || [ "$dr_tf_code" -eq 127 ]; then
-      dr_tf_bad='a control character'
-    else
-      dr_tf_bad="'${dr_tf_bad:0:1}'"
-    fi
-    dr_tf_why="holds $dr_tf_bad; a task ID holds only letters, digits and dashes"
-  else
-    dr_tf_why='want a capital letter, then capitals, digits or dashes up to a dash and a 4- or 5-digit number, then optional -slug parts of letters and digits (e.g. TUNE-0254, DEV-1438-FU-slug)'
-  fi
-  printf -v "$2" 'invalid --task "%s": %s' "$dr_tf_value" "$dr_tf_why"
 }
 
 # dr_session_id_ok <id>: the session-ID rule, SESSION-YYYYMMDD-HHMMSS naming
