@@ -8,7 +8,9 @@
 #
 # ENVIRON: DR_LIMIT (the most bytes read; install-hooks' limit), DR_CLAUDE (1
 # for a Claude Code file: its enabledPlugins count too), DR_COPILOT (1 for a
-# GitHub Copilot CLI settings.json: its hooks are hooks.<event>[i].bash).
+# GitHub Copilot CLI settings.json: its hooks are hooks.<event>[i].bash),
+# DR_WORKSPACE (a workspace root: the file is an extension-enablement.json,
+# read by enablement_main below instead).
 # Output, first line: "read"; "big" (over DR_LIMIT), "json" (not one strict
 # JSON object) or "dup" (a name repeated in an object), and nothing more. Then,
 # in the file's order, one line per command of ours, TAB-separated:
@@ -101,9 +103,61 @@ function print_sorted(n,    i, j, a, l) {
 }
 
 # Run unless DR_MCP is set: then doctor-mcp.awk, loaded after, reads the file
-# with this file's words and clean.
+# with this file's words and clean. With DR_WORKSPACE, enablement_main reads it.
 BEGIN {
-    if (ENVIRON["DR_MCP"] == "") hooks_main()
+    if (ENVIRON["DR_MCP"] == "") {
+        if (ENVIRON["DR_WORKSPACE"] != "") enablement_main()
+        hooks_main()
+    }
+}
+
+# With DR_WORKSPACE (a workspace root) the file is the extension-enablement.json
+# of Gemini CLI or Qwen Code, and the line after "read" says what it makes of
+# our extension there: "E enabled" or "E disabled"; "E shape" when its
+# datarim-snapshots entry is not {"overrides": [strings]}; "E star" when a rule
+# holds a * before its last character (a glob this reader does not read). The
+# CLIs' rule: "!" first disables, a last "*" takes in the folders below, and
+# the last rule matching the root (with a "/" put at its end) wins; enabled
+# when none does. Twin of _enablement in python/src/datarim_snapshot/_doctor.py.
+function enablement_main(    list, n, i, rule, off, below, root, verdict) {
+    rules_init()
+    if (read_stdin() > ENVIRON["DR_LIMIT"] + 0) { print "big"; exit 0 }
+    read_json_settings()
+    list = "datarim-snapshots" SUBSEP "overrides"
+    if (!("datarim-snapshots" in TYPE)) { print "E\tenabled"; exit 0 }
+    if (TYPE["datarim-snapshots"] != "object" || TYPE[list] != "array") { print "E\tshape"; exit 0 }
+    n = COUNT[list]
+    for (i = 0; i < n; i++) if (TYPE[list SUBSEP i] != "string") { print "E\tshape"; exit 0 }
+    # As the CLIs see the root: decoded from UTF-8, "\" as "/", "/" at both ends.
+    root = utf8_repair(ENVIRON["DR_WORKSPACE"])
+    gsub(/\\/, "/", root)
+    if (substr(root, 1, 1) != "/") root = "/" root
+    if (substr(root, length(root)) != "/") root = root "/"
+    verdict = "enabled"
+    for (i = 0; i < n; i++) {
+        # U+0000 or a lone surrogate (dropped from STR), which no path holds: it matches none.
+        if (BAD[list SUBSEP i]) continue
+        rule = STR[list SUBSEP i]
+        off = substr(rule, 1, 1) == "!"
+        if (off) rule = substr(rule, 2)
+        below = rule != "" && substr(rule, length(rule)) == "*"
+        if (below) rule = substr(rule, 1, length(rule) - 1)
+        if (index(rule, "*")) { print "E\tstar"; exit 0 }
+        if (rule_matches(root, rule, below)) verdict = off ? "disabled" : "enabled"
+    }
+    print "E\t" verdict
+    exit 0
+}
+
+# The CLIs turn a rule into a regular expression: <rule> alone, or with a last
+# "*" <rule> then any text (when the rule ends in "/": nothing, or "/" then any
+# text), where any text is one without a line end (LF, CR, U+2028, U+2029).
+function rule_matches(root, rule, below,    rest) {
+    if (!below) return root == rule
+    if (substr(rule, length(rule)) == "/" && root == substr(rule, 1, length(rule) - 1)) return 1
+    if (substr(root, 1, length(rule)) != rule) return 0
+    rest = substr(root, length(rule) + 1)
+    return !index(rest, "\n") && !index(rest, "\r") && !index(rest, "\342\200\250") && !index(rest, "\342\200\251")
 }
 
 # read_json_settings: the text read (S) parsed as one strict JSON object;
