@@ -255,6 +255,29 @@ def test_a_hook_on_another_event(base: Path) -> None:
     assert "SessionStart stop-hook (it runs on SessionStart; stop-hook belongs to Stop)" in out
 
 
+def test_copilot_hooks_that_do_not_set_the_runtime(base: Path) -> None:
+    _write(base / "ws" / "datarim" / "tasks.md", "x\n")
+    _write(base / "bin" / "datarim-snapshot", "#!/bin/sh\n", 0o755)
+    commands = [
+        ("SessionStart", "DATARIM_HOOK_RUNTIME='copilot' datarim-snapshot session-start-hook"),
+        ("UserPromptSubmit", "datarim-snapshot prompt-hook"),  # needs none
+        ("Stop", "DATARIM_HOOK_RUNTIME=claude datarim-snapshot stop-hook"),
+        ("PreCompact", "LANG=C datarim-snapshot session-start-hook"),
+    ]
+    hooks = {event: [{"type": "command", "bash": command}] for event, command in commands}
+    _write(base / "home" / ".copilot" / "settings.json", json.dumps({"hooks": hooks}))
+    code, out, facts = _both_forms(base, PATH=f"{base}/bin:{os.environ['PATH']}")
+    assert code == 1
+    fault = "without DATARIM_HOOK_RUNTIME=copilot it would read Copilot's payload as Claude Code's"
+    copilot = [entry for entry in facts["hooks"] if entry["runtime"] == "copilot"][0]
+    assert [(h["event"], h["problem"]) for h in copilot["found"]] == [
+        ("SessionStart", None),
+        ("UserPromptSubmit", None),
+        ("Stop", fault),
+        ("PreCompact", fault),
+    ]
+
+
 # (root below base, its rules with {root} and {base} filled in, enabled there)
 ENABLEMENT_RULES = [
     ("ws", ["!{root}/*"], False),  # `gemini extensions disable --scope workspace` in the root

@@ -43,6 +43,9 @@ GEMINI_HOOK_EVENTS = {
 }
 PLUGIN = "datarim-snapshots@"  # enabledPlugins key of the plugin, any marketplace
 EXTENSION = "datarim-snapshots"  # the Gemini CLI and Qwen Code extension's name
+COPILOT_UNSET = (
+    "without DATARIM_HOOK_RUNTIME=copilot it would read Copilot's payload as Claude Code's"
+)
 FILE_LIMIT = 1048576  # as install-hooks: a settings file over 1 MiB is not read
 LOG_TAIL = 65536  # the log is read from its last 64 KiB
 LOG_LINES = 5
@@ -233,23 +236,27 @@ def _words(command: str, count: int) -> list[str]:
     return words
 
 
-def _ours(command: str) -> tuple[str, str] | None:
-    """(hook, program) when command runs one of our hooks: a program named
-    <hook>.sh (the bash suite, wherever it is installed) or datarim-snapshot
-    followed by <hook> (the Python port); None for any other command."""
+def _ours(command: str) -> tuple[str, str, bool] | None:
+    """(hook, program, copilot) when command runs one of our hooks: a program
+    named <hook>.sh (the bash suite, wherever it is installed) or datarim-snapshot
+    followed by <hook> (the Python port); None for any other command. copilot:
+    the last DATARIM_HOOK_RUNTIME assignment before the program sets copilot."""
     words = _words(command, 8)
     # Leading NAME=value words (the shell's assignments, as install-hooks puts
     # DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program.
+    copilot = False
     while words and _is_assignment(words[0]):
+        if words[0].startswith("DATARIM_HOOK_RUNTIME="):
+            copilot = words[0] == "DATARIM_HOOK_RUNTIME=copilot"
         words = words[1:]
     if not words:
         return None
     program = words[0]
     base = program.rsplit("/", 1)[-1]
     if base.endswith(".sh") and base[:-3] in HOOK_EVENTS:
-        return base[:-3], program
+        return base[:-3], program, copilot
     if base == "datarim-snapshot" and len(words) > 1 and words[1] in HOOK_EVENTS:
-        return words[1], program
+        return words[1], program, copilot
     return None
 
 
@@ -343,7 +350,7 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                 ours = _ours(command) if isinstance(command, str) and usable(command) else None
                 if ours is None:
                     continue
-                name, program = ours
+                name, program, prefixed = ours
                 fault = _program_fault(program)
                 want = (GEMINI_HOOK_EVENTS if runtime == "gemini" else HOOK_EVENTS)[name]
                 # Copilot's PreCompact runs it too: it keeps the resume for the next prompt.
@@ -352,6 +359,10 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                     want = event
                 if fault is None and want != event:
                     fault = f"it runs on {event}; {name} belongs to {want}"
+                # Under Copilot these two read its payloads only when told so.
+                told = prefixed or runtime != "copilot" or name == "prompt-hook"
+                if fault is None and not told:
+                    fault = COPILOT_UNSET
                 found.append({"event": event, "hook": name, "command": command, "problem": fault})
                 if fault is not None:
                     report.problem(f"{_path_text(path)}: {event} {name}: {fault}")

@@ -14,7 +14,8 @@
 # Output, first line: "read"; "big" (over DR_LIMIT), "json" (not one strict
 # JSON object) or "dup" (a name repeated in an object), and nothing more. Then,
 # in the file's order, one line per command of ours, TAB-separated:
-#   H <event> <hook> <program> <command>
+#   H <event> <hook> <program> <copilot> <command>
+# (<copilot> 1 when DATARIM_HOOK_RUNTIME=copilot goes before the program, else 0)
 # and one per entry of our plugin in enabledPlugins: P <key> <true|false>.
 # A command is ours when its program (first shell word) is named <hook>.sh
 # (the bash suite, wherever it is installed) or is datarim-snapshot followed
@@ -72,11 +73,18 @@ function hook_name(s) {
 
 # Sets OURS_HOOK and OURS_PROGRAM and returns 1 when cmd runs one of our hooks.
 # Leading NAME=value words (the shell's assignments, as install-hooks puts
-# DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program.
+# DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program;
+# OURS_COPILOT is 1 when the last of them naming DATARIM_HOOK_RUNTIME sets it
+# to copilot.
 function ours(cmd,    base, first) {
     words(cmd, 8)
     first = 1
-    while (first <= NW && WORDS[first] ~ /^[A-Za-z_][A-Za-z0-9_]*=/) first++
+    OURS_COPILOT = 0
+    while (first <= NW && WORDS[first] ~ /^[A-Za-z_][A-Za-z0-9_]*=/) {
+        if (index(WORDS[first], "DATARIM_HOOK_RUNTIME=") == 1)
+            OURS_COPILOT = WORDS[first] == "DATARIM_HOOK_RUNTIME=copilot"
+        first++
+    }
     if (first > NW) return 0
     base = WORDS[first]
     sub(/.*\//, "", base)
@@ -194,7 +202,7 @@ function hooks_main() {
             if (TYPE[ev] != "array" || TYPE[ev SUBSEP seg[3]] != "object") continue
             if (!usable(path) || !clean(seg[2]) || !ours(STR[path])) continue
             at[++n] = FROM[path]
-            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" STR[path]
+            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" OURS_COPILOT "\t" STR[path]
         }
     } else if (TYPE["hooks"] == "object") {
         for (path in TYPE) {
@@ -207,7 +215,7 @@ function hooks_main() {
             if (TYPE[inner SUBSEP seg[5]] != "object" || !usable(path) || !clean(seg[2])) continue
             if (!ours(STR[path])) continue
             at[++n] = FROM[path]
-            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" STR[path]
+            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" OURS_COPILOT "\t" STR[path]
         }
     }
     print_sorted(n)

@@ -227,14 +227,14 @@ doctor_read_settings() {
 # doctor_hook_file <runtime> <file>: our hooks in one settings file
 # (doctor-hooks.awk reads it as install-hooks does), in the file's order.
 doctor_hook_file() {
-  local LC_ALL=C out state line kind event hook program command fault want claude=0 copilot=0
+  local LC_ALL=C out state line kind event hook program prefixed command fault want claude=0 copilot=0
   [ "$1" = claude ] && claude=1
   [ "$1" = copilot ] && copilot=1
   DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' doctor_read_settings hookfile "$1" "$2" || {
     [ "$state" = absent ] || doctor_problem "$2: $state"
     return 0
   }
-  while IFS=$'\t' read -r kind event hook program command; do
+  while IFS=$'\t' read -r kind event hook program prefixed command; do
     case $kind in
       H)
         doctor_program_fault "$program" fault
@@ -251,6 +251,10 @@ doctor_hook_file() {
         esac
         if [ -z "$fault" ] && [ "$event" != "$want" ]; then
           fault="it runs on $event; $hook belongs to $want"
+        fi
+        # Under Copilot these two read its payloads only when told so; the prompt hook needs nothing.
+        if [ -z "$fault" ] && [ "$copilot$prefixed" = 10 ] && [ "$hook" != prompt-hook ]; then
+          fault="without DATARIM_HOOK_RUNTIME=copilot it would read Copilot's payload as Claude Code's"
         fi
         doctor_record hook "$event" "$hook" "$command" "$fault"
         [ -z "$fault" ] || doctor_problem "$2: $event $hook: $fault"
