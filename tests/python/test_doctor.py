@@ -255,6 +255,82 @@ def test_a_hook_on_another_event(base: Path) -> None:
     assert "SessionStart stop-hook (it runs on SessionStart; stop-hook belongs to Stop)" in out
 
 
+def test_copilot_hooks_that_do_not_set_the_runtime(base: Path) -> None:
+    _write(base / "ws" / "datarim" / "tasks.md", "x\n")
+    _write(base / "bin" / "datarim-snapshot", "#!/bin/sh\n", 0o755)
+    commands = [
+        ("SessionStart", "DATARIM_HOOK_RUNTIME='copilot' datarim-snapshot session-start-hook"),
+        ("UserPromptSubmit", "datarim-snapshot prompt-hook"),  # needs none
+        ("Stop", "DATARIM_HOOK_RUNTIME=claude datarim-snapshot stop-hook"),
+        ("PreCompact", "LANG=C datarim-snapshot session-start-hook"),
+    ]
+    hooks = {event: [{"type": "command", "bash": command}] for event, command in commands}
+    _write(base / "home" / ".copilot" / "settings.json", json.dumps({"hooks": hooks}))
+    code, out, facts = _both_forms(base, PATH=f"{base}/bin:{os.environ['PATH']}")
+    assert code == 1
+    fault = "without DATARIM_HOOK_RUNTIME=copilot it would read Copilot's payload as Claude Code's"
+    copilot = [entry for entry in facts["hooks"] if entry["runtime"] == "copilot"][0]
+    assert [(h["event"], h["problem"]) for h in copilot["found"]] == [
+        ("SessionStart", None),
+        ("UserPromptSubmit", None),
+        ("Stop", fault),
+        ("PreCompact", fault),
+    ]
+
+
+# (root below base, its rules with {root} and {base} filled in, enabled there)
+ENABLEMENT_RULES = [
+    ("ws", ["!{root}/*"], False),  # `gemini extensions disable --scope workspace` in the root
+    ("ws", ["!{base}/home/*"], True),  # user scope, run in the home folder: not above the root
+    ("ws", ["!/*", "{base}/*"], True),  # the last rule that matches wins
+    ("ws", ["!{root}/"], False),  # the folder alone
+    ("ws/below", ["!{base}/ws/"], True),  # ... not one below it
+    ("ws", ["!{root}"], True),  # neither a last "*" nor a last "/": it matches no folder
+    ("ws2", ["!{base}/ws*"], False),  # a "*" after no "/": {base}/ws2/ too
+    ("ws2", ["!{base}/ws/*"], True),  # ... after one: {base}/ws and below
+    ("a\nb", ["!{base}/*"], True),  # the text a * stands for holds no line end
+    ("a\nb", ["!{root}/*"], False),  # ... a line end in the rule itself matches
+    ("a\u2028b", ["!{base}/a*"], True),
+    ("a\\b", ["!{base}/a/b/*"], False),  # the CLIs read the root's backslashes as "/"
+    ("ws", ["!*"], False),
+    ("ws", ["!{root}/*", "{root}/*\u0000"], False),  # U+0000 in a rule: it matches no path
+]
+
+
+@pytest.mark.parametrize(("folder", "rules", "enabled"), ENABLEMENT_RULES)
+def test_extension_enablement_rules_for_the_root(
+    base: Path, folder: str, rules: list[str], enabled: bool
+) -> None:
+    root = base / folder
+    _write(root / "datarim" / "tasks.md", "x\n")
+    for cli in ("gemini", "qwen"):
+        extensions = base / "home" / f".{cli}" / "extensions"
+        _write(extensions / "datarim-snapshots" / f"{cli}-extension.json", "{}")
+        filled = [rule.format(root=root, base=base) for rule in rules]
+        text = json.dumps({"datarim-snapshots": {"overrides": filled}})
+        _write(extensions / "extension-enablement.json", text)
+    code, out, facts = _both_forms(base, "--root", str(root))
+    folders = [entry for entry in facts["hooks"] if entry["file"].endswith("/datarim-snapshots")]
+    assert [entry["plugins"] for entry in folders] == [
+        [{"plugin": "datarim-snapshots", "enabled": enabled}]
+    ] * 2
+    # A disabled extension is no thing to fix, but with it no hook of ours runs.
+    assert code == 0
+    assert ("(no hook of this project is installed" in out) is not enabled
+
+
+def test_an_extension_enablement_file_over_1_mib(base: Path) -> None:
+    _write(base / "ws" / "datarim" / "tasks.md", "x\n")
+    extensions = base / "home" / ".gemini" / "extensions"
+    _write(extensions / "datarim-snapshots" / "gemini-extension.json", "{}")
+    _write(extensions / "extension-enablement.json", b"{" + b" " * 1048576 + b"}")
+    code, out, facts = _both_forms(base)
+    assert code == 1
+    why = "extension-enablement.json: over 1 MiB, not read"
+    assert f"datarim-snapshots: cannot be read: {why}\n" in out
+    assert facts["problems"] == [f"{extensions}/{why}"]
+
+
 @pytest.mark.parametrize(
     ("log", "shown"),
     [

@@ -42,6 +42,10 @@ GEMINI_HOOK_EVENTS = {
     "stop-hook": "AfterAgent",
 }
 PLUGIN = "datarim-snapshots@"  # enabledPlugins key of the plugin, any marketplace
+EXTENSION = "datarim-snapshots"  # the Gemini CLI and Qwen Code extension's name
+COPILOT_UNSET = (
+    "without DATARIM_HOOK_RUNTIME=copilot it would read Copilot's payload as Claude Code's"
+)
 FILE_LIMIT = 1048576  # as install-hooks: a settings file over 1 MiB is not read
 LOG_TAIL = 65536  # the log is read from its last 64 KiB
 LOG_LINES = 5
@@ -232,23 +236,27 @@ def _words(command: str, count: int) -> list[str]:
     return words
 
 
-def _ours(command: str) -> tuple[str, str] | None:
-    """(hook, program) when command runs one of our hooks: a program named
-    <hook>.sh (the bash suite, wherever it is installed) or datarim-snapshot
-    followed by <hook> (the Python port); None for any other command."""
+def _ours(command: str) -> tuple[str, str, bool] | None:
+    """(hook, program, copilot) when command runs one of our hooks: a program
+    named <hook>.sh (the bash suite, wherever it is installed) or datarim-snapshot
+    followed by <hook> (the Python port); None for any other command. copilot:
+    the last DATARIM_HOOK_RUNTIME assignment before the program sets copilot."""
     words = _words(command, 8)
     # Leading NAME=value words (the shell's assignments, as install-hooks puts
     # DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program.
+    copilot = False
     while words and _is_assignment(words[0]):
+        if words[0].startswith("DATARIM_HOOK_RUNTIME="):
+            copilot = words[0] == "DATARIM_HOOK_RUNTIME=copilot"
         words = words[1:]
     if not words:
         return None
     program = words[0]
     base = program.rsplit("/", 1)[-1]
     if base.endswith(".sh") and base[:-3] in HOOK_EVENTS:
-        return base[:-3], program
+        return base[:-3], program, copilot
     if base == "datarim-snapshot" and len(words) > 1 and words[1] in HOOK_EVENTS:
-        return words[1], program
+        return words[1], program, copilot
     return None
 
 
@@ -342,7 +350,7 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                 ours = _ours(command) if isinstance(command, str) and usable(command) else None
                 if ours is None:
                     continue
-                name, program = ours
+                name, program, prefixed = ours
                 fault = _program_fault(program)
                 want = (GEMINI_HOOK_EVENTS if runtime == "gemini" else HOOK_EVENTS)[name]
                 # Copilot's PreCompact runs it too: it keeps the resume for the next prompt.
@@ -351,6 +359,10 @@ def _hook_file(runtime: str, path: str, report: Report) -> dict[str, Any]:
                     want = event
                 if fault is None and want != event:
                     fault = f"it runs on {event}; {name} belongs to {want}"
+                # Under Copilot these two read its payloads only when told so.
+                told = prefixed or runtime != "copilot" or name == "prompt-hook"
+                if fault is None and not told:
+                    fault = COPILOT_UNSET
                 found.append({"event": event, "hook": name, "command": command, "problem": fault})
                 if fault is not None:
                     report.problem(f"{_path_text(path)}: {event} {name}: {fault}")
@@ -388,7 +400,7 @@ def _hooks(root: str, report: Report) -> list[dict[str, Any]]:
         entries.append(_hook_file(runtime, f"{root}/.{runtime}/settings.json", report))
         if home.startswith("/"):
             folder = f"{home}/.{runtime}/extensions/datarim-snapshots"
-            entries.append(_extension_dir(runtime, folder, report))
+            entries.append(_extension_dir(runtime, folder, root, report))
     copilot = os.environ.get("COPILOT_HOME", "")
     if not copilot.startswith("/"):
         copilot = home + "/.copilot" if home.startswith("/") else ""
@@ -414,11 +426,12 @@ def _absent_entry(runtime: str, path: str) -> dict[str, Any]:
     }
 
 
-def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
+def _extension_dir(runtime: str, path: str, root: str, report: Report) -> dict[str, Any]:
     """The folder `gemini extensions install` or `qwen extensions install` leaves
-    for our extension (~/.<runtime>/extensions/datarim-snapshots): ours, and so
-    all three hooks, when it holds the CLI's manifest, <runtime>-extension.json.
-    Whether the CLI has it disabled (its extension-enablement.json) is not read."""
+    for our extension (~/.<runtime>/extensions/datarim-snapshots): ours when it
+    holds the CLI's manifest, <runtime>-extension.json; then all three hooks,
+    unless the CLI's extension-enablement.json beside it disables it for root, as
+    `<runtime> extensions disable` does."""
     entry = _absent_entry(runtime, path)
     if not os.path.lexists(path):
         return entry
@@ -428,9 +441,75 @@ def _extension_dir(runtime: str, path: str, report: Report) -> dict[str, Any]:
         entry.update(state="unreadable", detail=detail)
         report.problem(f"{_path_text(path)}: {detail}")
         return entry
-    entry.update(state="read", plugins=[{"plugin": "datarim-snapshots", "enabled": True}])
-    report.installed += [(runtime, hook, _path_text(path)) for hook in HOOK_EVENTS]
+    enablement = os.path.join(os.path.dirname(path), "extension-enablement.json")
+    why, enabled = _enablement(enablement, root)
+    if why is not None:
+        entry.update(state="unreadable", detail=f"extension-enablement.json: {why}")
+        report.problem(f"{_path_text(enablement)}: {why}")
+        return entry
+    entry.update(state="read", plugins=[{"plugin": "datarim-snapshots", "enabled": enabled}])
+    if enabled:
+        report.installed += [(runtime, hook, _path_text(path)) for hook in HOOK_EVENTS]
     return entry
+
+
+def _enablement(path: str, root: str) -> tuple[str | None, bool]:
+    """(why not read, enabled): what an extension-enablement.json of Gemini CLI or
+    Qwen Code makes of our extension in root. The CLIs' rule: "!" first disables,
+    a last "*" takes in the folders below, and the last rule matching the root
+    (with a "/" put at its end) wins; enabled when none does. A rule with a *
+    before its last character (a glob) is not read. Twin of enablement_main in
+    scripts/lib/doctor-hooks.awk."""
+    state, why, value = _settings(path)
+    if state == "absent":
+        return None, True
+    if why is not None:
+        return why, False
+    if EXTENSION not in value:
+        return None, True
+    entry = value[EXTENSION]
+    rules = entry.get("overrides") if isinstance(entry, dict) else None
+    if not isinstance(rules, list) or not all(isinstance(rule, str) for rule in rules):
+        return f'its {EXTENSION} entry is not {{"overrides": [strings]}}', False
+    # As the CLIs see the root: decoded from UTF-8, backslashes as "/", "/" at both ends.
+    seen = os.fsencode(root).decode("utf-8", "replace").replace("\\", "/")
+    seen = ("" if seen.startswith("/") else "/") + seen
+    seen += "" if seen.endswith("/") else "/"
+    enabled = True
+    for rule in rules:
+        if "\0" in rule or not _encodable(rule):
+            continue  # U+0000 or a lone surrogate, which no path holds: it matches none
+        off = rule.startswith("!")
+        rule = rule[1:] if off else rule
+        below = rule.endswith("*")
+        rule = rule[:-1] if below else rule
+        if "*" in rule:
+            return f"a {EXTENSION} rule has a * before its end, which doctor does not read", False
+        if _rule_matches(seen, rule, below):
+            enabled = not off
+    return None, enabled
+
+
+def _encodable(rule: str) -> bool:
+    """rule holds no lone surrogate."""
+    try:
+        rule.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _rule_matches(root: str, rule: str, below: bool) -> bool:
+    """The CLIs turn a rule into a regular expression: <rule> alone, or with a
+    last "*" <rule> then any text (when the rule ends in "/": nothing, or "/"
+    then any text), where any text is one without a line end (LF, CR, U+2028,
+    U+2029)."""
+    if not below:
+        return root == rule
+    if rule.endswith("/") and root == rule[:-1]:
+        return True
+    rest = root[len(rule) :]
+    return root.startswith(rule) and not any(char in rest for char in "\n\r\u2028\u2029")
 
 
 def _plugin_file(path: str, report: Report) -> dict[str, Any]:

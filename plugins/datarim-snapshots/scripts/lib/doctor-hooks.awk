@@ -8,11 +8,14 @@
 #
 # ENVIRON: DR_LIMIT (the most bytes read; install-hooks' limit), DR_CLAUDE (1
 # for a Claude Code file: its enabledPlugins count too), DR_COPILOT (1 for a
-# GitHub Copilot CLI settings.json: its hooks are hooks.<event>[i].bash).
+# GitHub Copilot CLI settings.json: its hooks are hooks.<event>[i].bash),
+# DR_WORKSPACE (a workspace root: the file is an extension-enablement.json,
+# read by enablement_main below instead).
 # Output, first line: "read"; "big" (over DR_LIMIT), "json" (not one strict
 # JSON object) or "dup" (a name repeated in an object), and nothing more. Then,
 # in the file's order, one line per command of ours, TAB-separated:
-#   H <event> <hook> <program> <command>
+#   H <event> <hook> <program> <copilot> <command>
+# (<copilot> 1 when DATARIM_HOOK_RUNTIME=copilot goes before the program, else 0)
 # and one per entry of our plugin in enabledPlugins: P <key> <true|false>.
 # A command is ours when its program (first shell word) is named <hook>.sh
 # (the bash suite, wherever it is installed) or is datarim-snapshot followed
@@ -70,11 +73,18 @@ function hook_name(s) {
 
 # Sets OURS_HOOK and OURS_PROGRAM and returns 1 when cmd runs one of our hooks.
 # Leading NAME=value words (the shell's assignments, as install-hooks puts
-# DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program.
+# DATARIM_HOOK_RUNTIME=copilot before Copilot's commands) are not the program;
+# OURS_COPILOT is 1 when the last of them naming DATARIM_HOOK_RUNTIME sets it
+# to copilot.
 function ours(cmd,    base, first) {
     words(cmd, 8)
     first = 1
-    while (first <= NW && WORDS[first] ~ /^[A-Za-z_][A-Za-z0-9_]*=/) first++
+    OURS_COPILOT = 0
+    while (first <= NW && WORDS[first] ~ /^[A-Za-z_][A-Za-z0-9_]*=/) {
+        if (index(WORDS[first], "DATARIM_HOOK_RUNTIME=") == 1)
+            OURS_COPILOT = WORDS[first] == "DATARIM_HOOK_RUNTIME=copilot"
+        first++
+    }
     if (first > NW) return 0
     base = WORDS[first]
     sub(/.*\//, "", base)
@@ -101,9 +111,61 @@ function print_sorted(n,    i, j, a, l) {
 }
 
 # Run unless DR_MCP is set: then doctor-mcp.awk, loaded after, reads the file
-# with this file's words and clean.
+# with this file's words and clean. With DR_WORKSPACE, enablement_main reads it.
 BEGIN {
-    if (ENVIRON["DR_MCP"] == "") hooks_main()
+    if (ENVIRON["DR_MCP"] == "") {
+        if (ENVIRON["DR_WORKSPACE"] != "") enablement_main()
+        hooks_main()
+    }
+}
+
+# With DR_WORKSPACE (a workspace root) the file is the extension-enablement.json
+# of Gemini CLI or Qwen Code, and the line after "read" says what it makes of
+# our extension there: "E enabled" or "E disabled"; "E shape" when its
+# datarim-snapshots entry is not {"overrides": [strings]}; "E star" when a rule
+# holds a * before its last character (a glob this reader does not read). The
+# CLIs' rule: "!" first disables, a last "*" takes in the folders below, and
+# the last rule matching the root (with a "/" put at its end) wins; enabled
+# when none does. Twin of _enablement in python/src/datarim_snapshot/_doctor.py.
+function enablement_main(    list, n, i, rule, off, below, root, verdict) {
+    rules_init()
+    if (read_stdin() > ENVIRON["DR_LIMIT"] + 0) { print "big"; exit 0 }
+    read_json_settings()
+    list = "datarim-snapshots" SUBSEP "overrides"
+    if (!("datarim-snapshots" in TYPE)) { print "E\tenabled"; exit 0 }
+    if (TYPE["datarim-snapshots"] != "object" || TYPE[list] != "array") { print "E\tshape"; exit 0 }
+    n = COUNT[list]
+    for (i = 0; i < n; i++) if (TYPE[list SUBSEP i] != "string") { print "E\tshape"; exit 0 }
+    # As the CLIs see the root: decoded from UTF-8, "\" as "/", "/" at both ends.
+    root = utf8_repair(ENVIRON["DR_WORKSPACE"])
+    gsub(/\\/, "/", root)
+    if (substr(root, 1, 1) != "/") root = "/" root
+    if (substr(root, length(root)) != "/") root = root "/"
+    verdict = "enabled"
+    for (i = 0; i < n; i++) {
+        # U+0000 or a lone surrogate (dropped from STR), which no path holds: it matches none.
+        if (BAD[list SUBSEP i]) continue
+        rule = STR[list SUBSEP i]
+        off = substr(rule, 1, 1) == "!"
+        if (off) rule = substr(rule, 2)
+        below = rule != "" && substr(rule, length(rule)) == "*"
+        if (below) rule = substr(rule, 1, length(rule) - 1)
+        if (index(rule, "*")) { print "E\tstar"; exit 0 }
+        if (rule_matches(root, rule, below)) verdict = off ? "disabled" : "enabled"
+    }
+    print "E\t" verdict
+    exit 0
+}
+
+# The CLIs turn a rule into a regular expression: <rule> alone, or with a last
+# "*" <rule> then any text (when the rule ends in "/": nothing, or "/" then any
+# text), where any text is one without a line end (LF, CR, U+2028, U+2029).
+function rule_matches(root, rule, below,    rest) {
+    if (!below) return root == rule
+    if (substr(rule, length(rule)) == "/" && root == substr(rule, 1, length(rule) - 1)) return 1
+    if (substr(root, 1, length(rule)) != rule) return 0
+    rest = substr(root, length(rule) + 1)
+    return !index(rest, "\n") && !index(rest, "\r") && !index(rest, "\342\200\250") && !index(rest, "\342\200\251")
 }
 
 # read_json_settings: the text read (S) parsed as one strict JSON object;
@@ -140,7 +202,7 @@ function hooks_main() {
             if (TYPE[ev] != "array" || TYPE[ev SUBSEP seg[3]] != "object") continue
             if (!usable(path) || !clean(seg[2]) || !ours(STR[path])) continue
             at[++n] = FROM[path]
-            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" STR[path]
+            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" OURS_COPILOT "\t" STR[path]
         }
     } else if (TYPE["hooks"] == "object") {
         for (path in TYPE) {
@@ -153,7 +215,7 @@ function hooks_main() {
             if (TYPE[inner SUBSEP seg[5]] != "object" || !usable(path) || !clean(seg[2])) continue
             if (!ours(STR[path])) continue
             at[++n] = FROM[path]
-            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" STR[path]
+            line[n] = "H\t" seg[2] "\t" OURS_HOOK "\t" OURS_PROGRAM "\t" OURS_COPILOT "\t" STR[path]
         }
     }
     print_sorted(n)

@@ -179,26 +179,24 @@ doctor_program_fault() {
   fi
 }
 
-# doctor_read_settings <kind> <name> <file> [<program>]: reads a settings or
-# MCP file with doctor-hooks.awk (then <program>, as doctor-mcp.awk; DR_* from
-# the caller's environment), records it (doctor_record <kind> <name> <file>:
-# absent, unreadable or read) and sets the caller's locals state (absent, why
-# it cannot be read, or '' when it was) and out (what the awk found, a line
-# each). 1 when it was not read.
-doctor_read_settings() {
+# doctor_read_json <file> [<program>]: reads a settings, MCP or enablement file
+# with doctor-hooks.awk (then <program>, as doctor-mcp.awk; DR_* from the
+# caller's environment) and sets the caller's locals state (absent, why it
+# cannot be read, or '' when it was) and out (what the awk found, a line each).
+doctor_read_json() {
   local dir status=0 nl=$'\n'
   local -a more=()
   state='' out=''
-  if [ ! -e "$3" ] && [ ! -L "$3" ]; then
+  if [ ! -e "$1" ] && [ ! -L "$1" ]; then
     state=absent
-  elif [ ! -f "$3" ]; then
+  elif [ ! -f "$1" ]; then
     state='not a regular file'
-  elif [ ! -r "$3" ]; then
+  elif [ ! -r "$1" ]; then
     state='cannot be read'
   else
     dr_lib_dir_into dir
-    [ $# -lt 4 ] || more=(-f "$dir/$4")
-    out=$(tr '\000\002' '\001\001' <"$3" | DR_LIMIT=1048576 awk -f "$dir/datarim-rules.awk" \
+    [ $# -lt 2 ] || more=(-f "$dir/$2")
+    out=$(tr '\000\002' '\001\001' <"$1" | DR_LIMIT=1048576 awk -f "$dir/datarim-rules.awk" \
       -f "$dir/doctor-hooks.awk" ${more[@]+"${more[@]}"} -f "$dir/hook-payload.awk" 2>/dev/null) || status=$?
     state=${out%%"$nl"*}
     [ "$status" -eq 0 ] || state=json
@@ -211,6 +209,13 @@ doctor_read_settings() {
     out=${out#read}
     out=${out#"$nl"}
   fi
+}
+
+# doctor_read_settings <kind> <name> <file> [<program>]: doctor_read_json, then
+# the file recorded (doctor_record <kind> <name> <file>: absent, unreadable or
+# read). 1 when it was not read.
+doctor_read_settings() {
+  doctor_read_json "$3" ${4+"$4"}
   case $state in
     '') doctor_record "$1" "$2" "$3" read '' ;;
     absent) doctor_record "$1" "$2" "$3" absent '' ;;
@@ -222,14 +227,14 @@ doctor_read_settings() {
 # doctor_hook_file <runtime> <file>: our hooks in one settings file
 # (doctor-hooks.awk reads it as install-hooks does), in the file's order.
 doctor_hook_file() {
-  local LC_ALL=C out state line kind event hook program command fault want claude=0 copilot=0
+  local LC_ALL=C out state line kind event hook program prefixed command fault want claude=0 copilot=0
   [ "$1" = claude ] && claude=1
   [ "$1" = copilot ] && copilot=1
   DR_CLAUDE=$claude DR_COPILOT=$copilot DR_MCP='' doctor_read_settings hookfile "$1" "$2" || {
     [ "$state" = absent ] || doctor_problem "$2: $state"
     return 0
   }
-  while IFS=$'\t' read -r kind event hook program command; do
+  while IFS=$'\t' read -r kind event hook program prefixed command; do
     case $kind in
       H)
         doctor_program_fault "$program" fault
@@ -246,6 +251,10 @@ doctor_hook_file() {
         esac
         if [ -z "$fault" ] && [ "$event" != "$want" ]; then
           fault="it runs on $event; $hook belongs to $want"
+        fi
+        # Under Copilot these two read its payloads only when told so; the prompt hook needs nothing.
+        if [ -z "$fault" ] && [ "$copilot$prefixed" = 10 ] && [ "$hook" != prompt-hook ]; then
+          fault="without DATARIM_HOOK_RUNTIME=copilot it would read Copilot's payload as Claude Code's"
         fi
         doctor_record hook "$event" "$hook" "$command" "$fault"
         [ -z "$fault" ] || doctor_problem "$2: $event $hook: $fault"
@@ -323,13 +332,14 @@ doctor_plugin_file() {
   fi
 }
 
-# doctor_extension_dir <runtime> <dir>: the folder `gemini extensions install`
-# or `qwen extensions install` leaves for our extension
-# (~/.<runtime>/extensions/datarim-snapshots): ours, and so all three hooks,
-# when it holds the CLI's manifest, <runtime>-extension.json. Whether the CLI
-# has it disabled (its extension-enablement.json) is not read.
+# doctor_extension_dir <runtime> <dir> <root>: the folder `gemini extensions
+# install` or `qwen extensions install` leaves for our extension
+# (~/.<runtime>/extensions/datarim-snapshots): ours when it holds the CLI's
+# manifest, <runtime>-extension.json; then all three hooks, unless the CLI's
+# extension-enablement.json beside it disables it for <root>, as
+# `<runtime> extensions disable` does (doctor-hooks.awk reads it).
 doctor_extension_dir() {
-  local want manifest=$1-extension.json
+  local LC_ALL=C want='' manifest=$1-extension.json state out enablement=${2%/*}/extension-enablement.json
   if [ ! -e "$2" ] && [ ! -L "$2" ]; then
     doctor_record hookfile "$1" "$2" absent ''
     return 0
@@ -339,8 +349,21 @@ doctor_extension_dir() {
     doctor_problem "$2: no $manifest in it"
     return 0
   fi
+  DR_MCP='' DR_WORKSPACE=$3 doctor_read_json "$enablement"
+  case $state:$out in
+    absent:* | :E$'\t'enabled) want=true ;;
+    :E$'\t'disabled) want=false ;;
+    :E$'\t'star) state='a datarim-snapshots rule has a * before its end, which doctor does not read' ;;
+    :*) state='its datarim-snapshots entry is not {"overrides": [strings]}' ;;
+  esac
+  if [ -z "$want" ]; then
+    doctor_record hookfile "$1" "$2" unreadable "extension-enablement.json: $state"
+    doctor_problem "$enablement: $state"
+    return 0
+  fi
   doctor_record hookfile "$1" "$2" read ''
-  doctor_record plugin datarim-snapshots true
+  doctor_record plugin datarim-snapshots "$want"
+  [ "$want" = true ] || return 0
   for want in session-start-hook prompt-hook stop-hook; do
     doctor_installed="$doctor_installed$1 $want"$'\t'"$2"$'\n'
   done
@@ -361,7 +384,7 @@ doctor_hooks() {
   for runtime in gemini qwen; do
     [ -z "$home" ] || doctor_hook_file "$runtime" "$home/.$runtime/settings.json"
     doctor_hook_file "$runtime" "$1/.$runtime/settings.json"
-    [ -z "$home" ] || doctor_extension_dir "$runtime" "$home/.$runtime/extensions/datarim-snapshots"
+    [ -z "$home" ] || doctor_extension_dir "$runtime" "$home/.$runtime/extensions/datarim-snapshots" "$1"
   done
   [ -z "$copilot" ] || doctor_hook_file copilot "$copilot/settings.json"
   [ -z "$config" ] || doctor_plugin_file "$config/opencode/plugin/datarim-snapshots.js"
