@@ -10,7 +10,7 @@ a bash and a Python writer on the same artefact exclude each other:
   once it has also created ``<lock>/owner`` exclusively (O_EXCL) with its
   record ``pid=``, ``host=``, ``start=`` (the kernel's start time of the pid,
   when /proc has it) and ``impl=`` lines;
-* a waiter polls every 20 to 270 ms (backing off, with jitter) until its
+* a waiter polls every 20 to 120 ms (backing off, with jitter) until its
   timeout, then gives up with exit 3;
   meanwhile it takes over a provably orphaned lock: a complete record of a
   dead process on this host (moved aside, re-read, compared, then replaced
@@ -33,7 +33,7 @@ from ._rules import pattern
 # write some 10 ms, more than the write itself (docs/performance.md).
 
 POLL_SECONDS = 0.02  # the shortest wait between two polls
-MAX_SPREAD_MS = 250  # the most a poll's random extra wait grows to
+MAX_SPREAD_MS = 100  # the most a poll's random extra wait grows to
 # A lock seen without a complete owner record for this long (by looks at most
 # this long apart) is orphaned.
 ORPHAN_GRACE_SECONDS = 2.0
@@ -325,7 +325,7 @@ def _make_lock(lock: str, lost: int) -> bool | None:
 
 
 def acquire_lock(lock: str, timeout: int) -> bool:
-    """Takes the lock, polling every 20 to 270 ms (backing off, with jitter);
+    """Takes the lock, polling every 20 to 120 ms (backing off, with jitter);
     True when it was orphaned and taken over, False when made afresh."""
     deadline = time.monotonic() + timeout
     name = os.path.basename(lock)
@@ -363,7 +363,7 @@ def acquire_lock(lock: str, timeout: int) -> bool:
                 f"lock busy: another writer holds {name} (waited {timeout} s); retry later"
             )
         # 20 ms plus a random part up to a spread that about doubles with each
-        # poll to 250 ms: many waiters spread their polls over time rather
+        # poll to 100 ms: many waiters spread their polls over time rather
         # than all retry at once.
         time.sleep(POLL_SECONDS + random15() % (spread + 1) / 1000)
         spread = min(spread * 2 + 10, MAX_SPREAD_MS)

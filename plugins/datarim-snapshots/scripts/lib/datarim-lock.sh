@@ -118,7 +118,7 @@ dr_lock_path_ok() {
 }
 
 # dr_lock_acquire <program> <lock-dir> <timeout-seconds> [<recovered-var>]:
-# takes the lock, polling every 20 to 270 ms (backing off, with jitter); 0
+# takes the lock, polling every 20 to 120 ms (backing off, with jitter); 0
 # held, 1 cannot lock, 3 timed out. A live writer's lock is never broken; an
 # orphaned one is taken over (see above), and then <recovered-var> is set to 1.
 dr_lock_acquire() {
@@ -228,12 +228,12 @@ dr_lock_wait() {
     fi
     tries=$((tries - 1))
     # 20 ms plus a random part up to a spread that about doubles with each
-    # poll to 250 ms: a waiter costs little CPU, and many waiters spread their
-    # polls over time rather than all retry at once (64 writers on one task
-    # polling more often spent more CPU on their polls than on their writes).
+    # poll to 100 ms: many waiters spread their polls over time rather than
+    # all retry at once, and a released lock is soon taken (a poll that only
+    # stats the lock costs microseconds; docs/lock-protocol.md, step 3).
     dr_lock_nap $((20 + RANDOM % (spread + 1)))
     spread=$((spread * 2 + 10))
-    [ "$spread" -le 250 ] || spread=250
+    [ "$spread" -le 100 ] || spread=100
   done
 }
 
