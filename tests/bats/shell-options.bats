@@ -162,3 +162,43 @@ caller() {
   [ "${lines[1]}" = "shopt -s expand_aliases" ]
   [ "${lines[2]}" = "alias rm='echo rm'" ]
 }
+
+# allexport_caller <before> <after>: a shell that runs <before>, sources the
+# writer, runs <after>, then has the writer refuse a bad task ID (its message
+# loads a part of the library) and starts a bash of its own: that bash's
+# exported functions, then the entry point and a direct call refusing the same.
+allexport_caller() {
+  bash -c "$1
+    . '$REPO/scripts/lib/snapshot-writer.sh'
+    $2
+    write_stage_snapshot --task bad.id $WRITE || echo \"code=\$?\"
+    bash -c 'declare -Fx | grep -c \"declare -fx dr_\"' || :
+    '$REPO/dev-tools/snapshot-writer-wrapper.sh' --task bad.id $WRITE || echo \"code=\$?\"
+    bash -c \"write_stage_snapshot --task bad.id $WRITE\" || echo \"code=\$?\"" 2>&1
+}
+
+@test "allexport (set -a) on after sourcing: what a call loads is not exported, an entry point refuses as usual" {
+  run allexport_caller '' 'set -a'
+  echo "$output"
+  [ "${lines[0]}" = 'snapshot-writer: invalid --task "bad.id": holds '"'.'"'; a task ID holds only letters, digits and dashes' ]
+  [ "${lines[1]}" = "code=1" ]
+  [ "${lines[2]}" = 0 ]
+  [ "${lines[3]}" = "${lines[0]}" ]
+  [ "${lines[4]}" = "code=1" ]
+  [[ ${lines[5]} == *"write_stage_snapshot: command not found" ]]
+  [ "${lines[6]}" = "code=127" ]
+  [ "${#lines[@]}" -eq 7 ]
+}
+
+@test "allexport (set -a) while sourcing, off after: a bash started after a call that loaded a part still has it" {
+  run allexport_caller 'set -a' 'set +a'
+  echo "$output"
+  [ "${lines[0]}" = 'snapshot-writer: invalid --task "bad.id": holds '"'.'"'; a task ID holds only letters, digits and dashes' ]
+  [ "${lines[1]}" = "code=1" ]
+  [ "${lines[2]}" -gt 0 ]
+  [ "${lines[3]}" = "${lines[0]}" ]
+  [ "${lines[4]}" = "code=1" ]
+  [ "${lines[5]}" = "${lines[0]}" ]
+  [ "${lines[6]}" = "code=1" ]
+  [ "${#lines[@]}" -eq 7 ]
+}

@@ -136,7 +136,7 @@ _TASK_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 def bad_task(task: str) -> str:
     """Why task breaks the task-ID rule, in words, the value repeated (its first
     40 bytes and "..." when longer than the rule allows). Counts bytes, as the
-    rule does (dr_task_id_fault in datarim-rules.sh)."""
+    rule does (dr_task_id_fault in datarim-messages.sh)."""
     raw = os.fsencode(task)
     shown_value = raw if len(raw) <= 128 else raw[:40] + b"..."
     bad = next((byte for byte in raw if byte not in _TASK_CHARS), None)

@@ -78,7 +78,7 @@ def version_line() -> bytes:
 def first_word_answer(program: str, argv: Sequence[str]) -> bytes | None:
     """What a command that takes -h/--help/--version only as its first word (the
     hooks, which read a payload) prints for it: the usage or the version line;
-    None to go on (dr_answer_first_word in scripts/lib/datarim-flags.sh)."""
+    None to go on (dr_answer_first_word in scripts/lib/datarim-reading.sh)."""
     if argv and argv[0] in ("-h", "--help"):
         return usage(program)
     if argv and argv[0] == "--version":

@@ -65,10 +65,32 @@ dr_source() {
 # fails to define its function ends in "command not found", never in a loop.
 dr_autoload() {
   unset -f "$2"
-  dr_source "$1" || return
+  dr_autoload_source "$1" || return
   shift
   "$@"
 }
+
+# dr_autoload_source <file>: dr_source under the allexport (set -a) this file
+# was read under, as if all were read at once: a caller that exported the
+# library (set -a while sourcing it) exports the file's functions too, for the
+# bash it starts, and one that turns set -a on later exports none (a bash it
+# starts would find them defined and skip reading its own).
+_dr_define_autoload_source() {
+  local read_with
+  read_with=+a # not "local x=...": under a caller's set -k that sets nothing
+  case $- in *a*) read_with=-a ;; esac
+  eval "dr_autoload_source() {
+    local was status
+    was=+a status=0
+    case \$- in *a*) was=-a ;; esac
+    set $read_with
+    dr_source \"\$1\" || status=\$?
+    set \"\$was\"
+    return \"\$status\"
+  }"
+}
+_dr_define_autoload_source
+unset -f _dr_define_autoload_source
 
 dr_source datarim-rules.sh datarim-inputs.sh datarim-roots.sh datarim-lock.sh \
   datarim-publish.sh datarim-flags.sh
