@@ -129,7 +129,7 @@ def _capture(state: str, stdin: BinaryIO, answer: str) -> None:
             f"/dr-{record.stage}: last_assistant_message is not a usable string; nothing written",
         )
         return
-    _emit(state, record, answer, text, payload.field("cwd"))
+    _emit(state, record, answer, text, payload.field("cwd"), session)
 
 
 def _write_answer(path: str, text: bytes) -> bool:
@@ -313,7 +313,12 @@ def _parts(content: object, want: str) -> list[object]:
 
 
 def _emit(
-    state: str, record: hook_state.TurnRecord, answer: str, text: bytes, cwd: tuple[str, str]
+    state: str,
+    record: hook_state.TurnRecord,
+    answer: str,
+    text: bytes,
+    cwd: tuple[str, str],
+    session: str,
 ) -> None:
     """The snapshot of the turn whose record was read, through emit (answer: the
     file that holds text, the answer's bytes)."""
@@ -384,6 +389,9 @@ def _emit(
             redact=redaction_enabled(),
         )
         _put(root, record, "last-task", record.task)
+        # A resume kept for the session's next prompt (Copilot's PreCompact in
+        # the middle of this turn) replays the snapshot this turn replaced: gone.
+        hook_state.take_resume(state, session)
     except DatarimError as exc:
         why = f"snapshot not written (exit {exc.code}): {exc.message}"
         if "has no CTA block" in exc.message:

@@ -112,7 +112,7 @@ stop_hook_capture() {
       ;;
   esac
   hook_line "$fields" 5 cwd
-  stop_hook_emit "$state" "$answer" "$cwd"
+  stop_hook_emit "$state" "$answer" "$cwd" "$sid"
 }
 
 # stop_hook_transcript <transcript_path line> <answer-file> <msg-var>: writes
@@ -200,10 +200,12 @@ stop_hook_otel() {
     "copilot-otel.jsonl has a line of this turn that is not one strict JSON object"
 }
 
-# stop_hook_emit <state> <answer-file> <cwd line>: the snapshot of the turn
-# whose record was read (the caller's rec_* locals), through emit.
+# stop_hook_emit <state> <answer-file> <cwd line> <session-id>: the snapshot
+# of the turn whose record was read (the caller's rec_* locals), through emit.
 stop_hook_emit() {
   local state=$1 cwd=${3#s} dir what root stamp timeout err status=0
+  # shellcheck disable=SC2034 # hook_resume_take sets it; only the removal counts
+  local stale
   dr_lib_dir_into dir
   what=/dr-$rec_stage${rec_task:+ $rec_task}
   if [ -n "$rec_task" ] && ! dr_task_id_ok "$rec_task"; then
@@ -245,6 +247,9 @@ stop_hook_emit() {
     "$stamp" "$timeout" >/dev/null 2>"$2.err" || status=$?
   if [ "$status" -eq 0 ]; then
     stop_hook_put "$root" last-task "$rec_task"
+    # A resume kept for the session's next prompt (Copilot's PreCompact in
+    # the middle of this turn) replays the snapshot this turn replaced: gone.
+    hook_resume_take "$state" "$4" stale || :
     return 0
   fi
   err=
