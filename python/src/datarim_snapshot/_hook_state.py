@@ -232,6 +232,14 @@ def write_resume(state: str, session: str, output: bytes) -> bool:
     return put_file(os.path.join(directory, session), output)
 
 
+def drop_resume(state: str, session: str) -> None:
+    """Removes the session's pending resume, unread (a SessionStart that hands the
+    text over itself, a Stop hook whose snapshot is newer than the one it replays)."""
+    path = os.path.join(state, "resume", session)
+    if os.path.lexists(path):
+        _remove(path)
+
+
 def take_resume(state: str, session: str) -> bytes | None:
     """The session's pending resume, removed as it is read; None when there is
     none (a symlink or anything but a regular file is removed unread)."""

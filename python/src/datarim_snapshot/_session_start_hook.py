@@ -133,7 +133,7 @@ def drop_pending(session: str) -> None:
 
     state = hook_state.state_dir()
     if state is not None and hook_state.session_ok(session):
-        hook_state.take_resume(state, session)
+        hook_state.drop_resume(state, session)
 
 
 def fresh_task(root: str) -> str | None:

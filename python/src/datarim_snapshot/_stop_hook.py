@@ -391,7 +391,7 @@ def _emit(
         _put(root, record, "last-task", record.task)
         # A resume kept for the session's next prompt (Copilot's PreCompact in
         # the middle of this turn) replays the snapshot this turn replaced: gone.
-        hook_state.take_resume(state, session)
+        hook_state.drop_resume(state, session)
     except DatarimError as exc:
         why = f"snapshot not written (exit {exc.code}): {exc.message}"
         if "has no CTA block" in exc.message:

@@ -201,6 +201,13 @@ hook_resume_write() {
   hook_put_file "$1/resume/$2" "$3"
 }
 
+# hook_resume_drop <state> <session-id>: removes the session's pending resume,
+# unread (a SessionStart that hands the text over itself, a Stop hook whose
+# snapshot is newer than the one it replays).
+hook_resume_drop() {
+  hook_turn_clear "$1/resume/$2"
+}
+
 # hook_resume_take <state> <session-id> <out-var>: the session's pending
 # resume, removed as it is read; 1 when there is none (a symlink or anything
 # but a regular file is removed unread).

@@ -55,12 +55,11 @@ session_start_payload() {
 # SessionStart, which hands the text over itself: a kept one would arrive twice).
 # Nothing kept without a state directory or a session ID fit to name a file.
 session_start_pending() {
-  # shellcheck disable=SC2034 # kept: the text removed, not used
-  local state kept
+  local state
   dr_source hook-state.sh 2>/dev/null || return 0
   hook_state_dir state && hook_session_ok "$1" || return 0
   if [ -z "$2" ]; then
-    hook_resume_take "$state" "$1" kept || :
+    hook_resume_drop "$state" "$1"
   else
     hook_resume_write "$state" "$1" "$2" || :
   fi

@@ -204,8 +204,6 @@ stop_hook_otel() {
 # of the turn whose record was read (the caller's rec_* locals), through emit.
 stop_hook_emit() {
   local state=$1 cwd=${3#s} dir what root stamp timeout err status=0
-  # shellcheck disable=SC2034 # hook_resume_take sets it; only the removal counts
-  local stale
   dr_lib_dir_into dir
   what=/dr-$rec_stage${rec_task:+ $rec_task}
   if [ -n "$rec_task" ] && ! dr_task_id_ok "$rec_task"; then
@@ -249,7 +247,7 @@ stop_hook_emit() {
     stop_hook_put "$root" last-task "$rec_task"
     # A resume kept for the session's next prompt (Copilot's PreCompact in
     # the middle of this turn) replays the snapshot this turn replaced: gone.
-    hook_resume_take "$state" "$4" stale || :
+    hook_resume_drop "$state" "$4"
     return 0
   fi
   err=
